@@ -1,0 +1,28 @@
+"""The civlite rules engine: imports nothing from the rest of civlite."""
+
+from .actions import (
+    Action,
+    ActionFormatError,
+    Advanced,
+    Basic,
+    Discard,
+    IllegalActionError,
+    Meld,
+    Pass,
+    Take,
+    action_from_json,
+)
+from .cards import CARDS, MAJOR_SUITS, MINOR_SUITS, SUITS, Card, Suit, UnknownCardError
+from .events import Event
+from .game import NUM_ACTIONS, Game, GameOverError, PositionError, describe_id
+from .record import GameRecord, RecordError
+from .rules import EFFECT_OPS, Ability, Effect, RuleSet, RuleSetError
+from .view import Decision, PlayerView, View
+
+__all__ = [
+    "Ability", "Action", "ActionFormatError", "Advanced", "Basic", "CARDS", "Card", "Decision",
+    "Discard", "EFFECT_OPS", "Effect", "Event", "Game", "GameOverError", "GameRecord",
+    "IllegalActionError", "MAJOR_SUITS", "MINOR_SUITS", "Meld", "NUM_ACTIONS", "Pass",
+    "PlayerView", "PositionError", "RecordError", "RuleSet", "RuleSetError", "SUITS", "Suit",
+    "Take", "UnknownCardError", "View", "action_from_json", "describe_id",
+]

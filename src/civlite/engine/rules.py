@@ -1,0 +1,400 @@
+"""Rule sets as data (R10).
+
+Every number that RULES.md marks *(variant)* and both ability tables live in a
+:class:`RuleSet`. A designer writes a TOML file holding only what differs from the
+default; :meth:`RuleSet.from_toml` merges it over :meth:`RuleSet.default` and
+reports any bad key by name.
+
+Abilities are composed from a small set of effect primitives (:data:`EFFECT_OPS`),
+written as short strings in the file: ``"steal_cards 3"``, ``"gain_ct 2"``,
+``"target_discards all"``.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from .cards import MAJOR_SUITS, MINOR_SUITS, SUIT_LETTERS, Suit
+
+#: amount meaning "all of them" (``target_discards all``)
+ALL = -1
+
+#: effect primitive -> (takes an amount, chooses an opponent, what it does)
+EFFECT_OPS: dict[str, tuple[bool, bool, str]] = {
+    "gain_ct": (True, False, "gain N CT from the supply"),
+    "draw": (True, False, "draw N cards"),
+    "discard": (True, False, "discard N cards of your choice from your hand"),
+    "steal_cards": (True, True, "take N cards at random from the opponent's hand"),
+    "steal_ct": (True, True, "take N CT from the opponent"),
+    "target_discards": (True, True, "the opponent discards N cards of its choice ('all': its hand)"),
+    "search_deck": (True, False, "take N cards of your choice from the deck, then shuffle it"),
+    "search_discard": (True, False, "take N cards of your choice from the discard pile"),
+    "look_at_hand": (False, True, "look at the opponent's hand"),
+    "extra_turn": (False, False, "take another whole turn after this one"),
+}
+
+Tier = Literal["basic", "advanced"]
+
+
+class RuleSetError(ValueError):
+    """A rule-set file or value that is not valid; the message names the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One primitive step of an ability: ``Effect("steal_cards", 4)``."""
+
+    op: str
+    amount: int = 1
+
+    def __str__(self) -> str:
+        takes_amount = EFFECT_OPS[self.op][0]
+        if not takes_amount:
+            return self.op
+        return f"{self.op} {'all' if self.amount == ALL else self.amount}"
+
+    @property
+    def targets(self) -> bool:
+        return EFFECT_OPS[self.op][1]
+
+    @classmethod
+    def parse(cls, text: Any, where: str) -> Effect:
+        if isinstance(text, dict):
+            unknown = set(text) - {"op", "amount"}
+            if unknown:
+                raise RuleSetError(f"{where}: unknown key(s) {sorted(unknown)} in an effect table")
+            op, amount = text.get("op"), text.get("amount", 1)
+        elif isinstance(text, str):
+            parts = text.split()
+            if not parts or len(parts) > 2:
+                raise RuleSetError(f"{where}: effect {text!r} is not 'op' or 'op amount'")
+            op = parts[0]
+            amount = parts[1] if len(parts) == 2 else 1
+        else:
+            raise RuleSetError(f"{where}: an effect is a string like 'draw 3', got {text!r}")
+        if op not in EFFECT_OPS:
+            raise RuleSetError(
+                f"{where}: unknown effect {op!r}; the primitives are: {', '.join(EFFECT_OPS)}"
+            )
+        if amount == "all":
+            if op != "target_discards" and op != "discard":
+                raise RuleSetError(f"{where}: only discard effects take 'all', not {op!r}")
+            amount = ALL
+        elif isinstance(amount, str):
+            try:
+                amount = int(amount)
+            except ValueError:
+                raise RuleSetError(f"{where}: amount of {op!r} must be a whole number, got {amount!r}") from None
+        if not isinstance(amount, int) or isinstance(amount, bool) or (amount < 1 and amount != ALL):
+            raise RuleSetError(f"{where}: amount of {op!r} must be a whole number >= 1, got {amount!r}")
+        if not EFFECT_OPS[op][0] and amount != 1:
+            raise RuleSetError(f"{where}: effect {op!r} takes no amount")
+        return cls(op, amount)
+
+
+@dataclass(frozen=True, slots=True)
+class Ability:
+    """A basic or advanced ability of one suit: pay ``cards`` cards of ``suit``, apply ``effects``."""
+
+    name: str
+    suit: Suit
+    tier: Tier
+    cards: int
+    effects: tuple[Effect, ...]
+    rule: str = ""
+
+    @property
+    def key(self) -> str:
+        """Lower-case identifier: ``"pass_the_torch"``; names its discard decision."""
+        return "_".join(self.name.lower().replace("-", " ").split())
+
+    @property
+    def targets(self) -> bool:
+        """Whether the acting player chooses an opponent (R5.1)."""
+        return any(e.targets for e in self.effects)
+
+    @property
+    def text(self) -> str:
+        return ", ".join(EFFECT_OPS[e.op][2].replace("N", "all" if e.amount == ALL else str(e.amount)) for e in self.effects)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _ab(name: str, suit: Suit, tier: Tier, cards: int, *effects: str) -> Ability:
+    rule = "R5" if tier == "basic" else "R6"
+    return Ability(name, suit, tier, cards, tuple(Effect.parse(e, name) for e in effects), rule)
+
+
+S = Suit
+DEFAULT_ABILITIES: tuple[Ability, ...] = (
+    _ab("Contact", S.CIVILIZATION, "basic", 1, "look_at_hand"),
+    _ab("Vision", S.LEADER, "basic", 1, "search_deck 1"),
+    _ab("Greatness", S.WONDER, "basic", 1, "gain_ct 1"),
+    _ab("Culture", S.ADVANCE, "basic", 1, "draw 5", "discard 3"),
+    _ab("Raid", S.MILITARY, "basic", 1, "steal_cards 1"),
+    _ab("Foundations", S.BUILDING, "basic", 1, "search_discard 1"),
+    _ab("Setback", S.DISASTER, "basic", 1, "target_discards 2"),
+    _ab("Growth", S.BOON, "basic", 1, "draw 3"),
+    _ab("Remake", S.CIVILIZATION, "advanced", 2, "steal_ct 1"),
+    _ab("Pass the Torch", S.LEADER, "advanced", 2, "gain_ct 2"),
+    _ab("Golden Age", S.WONDER, "advanced", 3, "gain_ct 3", "draw 2"),
+    _ab("Wisdom", S.ADVANCE, "advanced", 2, "gain_ct 1", "draw 3", "discard 1"),
+    _ab("Conquest", S.MILITARY, "advanced", 3, "steal_cards 4"),
+    _ab("City Builder", S.BUILDING, "advanced", 3, "gain_ct 2", "extra_turn"),
+    _ab("Wiped Out", S.DISASTER, "advanced", 3, "target_discards all"),
+    _ab("Population Explosion", S.BOON, "advanced", 2, "draw 5"),
+)
+
+#: the numbers a rule set holds, with their defaults and RULES.md references
+NUMBERS: dict[str, tuple[int | None, str]] = {
+    "min_players": (2, "R2.1"),
+    "max_players": (8, "R2.1"),
+    "hand_size": (5, "R2.1 initial deal"),
+    "rise_draw": (2, "R4.1"),
+    "hand_limit": (7, "R4.4"),
+    "victory_ct": (20, "R8.1"),
+    "meld_ct": (5, "R7.2"),
+    "meld_draw": (5, "R7.2"),
+    "ct_supply": (None, "R1.3 (none = unlimited)"),
+    "turn_limit": (500, "R8.2"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """All the variable parts of the rules (R10). ``RuleSet.default()`` is RULES.md exactly."""
+
+    name: str = "default"
+    min_players: int = 2
+    max_players: int = 8
+    hand_size: int = 5
+    rise_draw: int = 2
+    hand_limit: int = 7
+    victory_ct: int = 20
+    meld_ct: int = 5
+    meld_draw: int = 5
+    ct_supply: int | None = None
+    turn_limit: int = 500
+    meld_suits: tuple[Suit, ...] = MAJOR_SUITS
+    meld_one_of: tuple[Suit, ...] = MINOR_SUITS
+    abilities: tuple[Ability, ...] = DEFAULT_ABILITIES
+    # derived lookup tables, filled in __post_init__
+    basic: tuple[Ability | None, ...] = field(default=(), compare=False, repr=False)
+    advanced: tuple[Ability | None, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._validate()
+        basic: list[Ability | None] = [None] * 8
+        advanced: list[Ability | None] = [None] * 8
+        for a in self.abilities:
+            (basic if a.tier == "basic" else advanced)[a.suit] = a
+        object.__setattr__(self, "basic", tuple(basic))
+        object.__setattr__(self, "advanced", tuple(advanced))
+
+    # -- construction -------------------------------------------------------------
+    @classmethod
+    def default(cls) -> RuleSet:
+        return _DEFAULT
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> RuleSet:
+        """Load a rule-set file: only the keys it gives differ from the default."""
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as e:
+            raise RuleSetError(f"cannot read rule-set file {str(p)!r}: {e.strerror}") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise RuleSetError(f"{p.name}: not valid TOML: {e}") from None
+        data.setdefault("name", p.stem)
+        return cls.from_dict(data, where=p.name)
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "rules") -> RuleSet:
+        """Build from a mapping (TOML or JSON form), merging over the default."""
+        if not isinstance(data, dict):
+            raise RuleSetError(f"{where}: a rule set is a table of keys, got {type(data).__name__}")
+        base = _DEFAULT
+        known = {"name", "meld", "basic", "advanced", "description"} | set(NUMBERS)
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RuleSetError(
+                f"{where}: unknown key {unknown[0]!r}; the keys are: {', '.join(sorted(known))}"
+            )
+        changes: dict[str, Any] = {}
+        if "name" in data:
+            if not isinstance(data["name"], str) or not data["name"].strip():
+                raise RuleSetError(f"{where}: 'name' must be a non-empty string")
+            changes["name"] = data["name"]
+        for key in NUMBERS:
+            if key not in data:
+                continue
+            value = data[key]
+            if key == "ct_supply" and (value is None or value == "unlimited"):
+                changes[key] = None
+                continue
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise RuleSetError(f"{where}: {key!r} must be a whole number, got {value!r}")
+            changes[key] = value
+        if "meld" in data:
+            meld = data["meld"]
+            if not isinstance(meld, dict):
+                raise RuleSetError(f"{where}: 'meld' must be a table with 'suits' and 'one_of'")
+            bad = sorted(set(meld) - {"suits", "one_of"})
+            if bad:
+                raise RuleSetError(f"{where}: unknown key 'meld.{bad[0]}'; expected 'suits' and 'one_of'")
+            for k, attr in (("suits", "meld_suits"), ("one_of", "meld_one_of")):
+                if k in meld:
+                    changes[attr] = _parse_suits(meld[k], f"{where}: meld.{k}")
+        abilities = {(a.tier, a.suit): a for a in base.abilities}
+        for tier in ("basic", "advanced"):
+            if tier not in data:
+                continue
+            table = data[tier]
+            if not isinstance(table, dict):
+                raise RuleSetError(f"{where}: {tier!r} must be a table keyed by suit letter, e.g. [{tier}.M]")
+            for suit_key, spec in table.items():
+                w = f"{where}: {tier}.{suit_key}"
+                try:
+                    suit = Suit.parse(suit_key)
+                except ValueError as e:
+                    raise RuleSetError(f"{w}: {e}") from None
+                if spec is False or spec == "none":
+                    abilities.pop((tier, suit), None)
+                    continue
+                if not isinstance(spec, dict):
+                    raise RuleSetError(f"{w}: must be a table with name, cards and effects")
+                bad = sorted(set(spec) - {"name", "cards", "effects", "rule"})
+                if bad:
+                    raise RuleSetError(f"{w}: unknown key {bad[0]!r}; expected name, cards, effects")
+                old = abilities.get((tier, suit))
+                name = spec.get("name", old.name if old else None)
+                if not isinstance(name, str) or not name.strip():
+                    raise RuleSetError(f"{w}.name: a new ability needs a name")
+                cards = spec.get("cards", old.cards if old else (1 if tier == "basic" else None))
+                if not isinstance(cards, int) or isinstance(cards, bool) or cards < 1:
+                    raise RuleSetError(f"{w}.cards: must be a whole number >= 1, got {cards!r}")
+                if "effects" in spec:
+                    effs = spec["effects"]
+                    if isinstance(effs, str):
+                        effs = [effs]
+                    if not isinstance(effs, list) or not effs:
+                        raise RuleSetError(f"{w}.effects: must be a non-empty list like ['gain_ct 2']")
+                    effects = tuple(Effect.parse(e, f"{w}.effects[{i}]") for i, e in enumerate(effs))
+                elif old is not None:
+                    effects = old.effects
+                else:
+                    raise RuleSetError(f"{w}.effects: a new ability needs effects")
+                rule = spec.get("rule", old.rule if old else ("R5" if tier == "basic" else "R6"))
+                if not isinstance(rule, str):
+                    raise RuleSetError(f"{w}.rule: must be a string like 'R6'")
+                abilities[(tier, suit)] = Ability(name, suit, tier, cards, effects, rule)  # type: ignore[arg-type]
+        order = {(a.tier, a.suit): i for i, a in enumerate(base.abilities)}
+        changes["abilities"] = tuple(
+            sorted(abilities.values(), key=lambda a: order.get((a.tier, a.suit), 99))
+        )
+        try:
+            return replace(base, **changes)
+        except RuleSetError as e:
+            raise RuleSetError(f"{where}: {e}") from None
+
+    def with_changes(self, **changes: Any) -> RuleSet:
+        """A copy with some numbers changed: ``rules.with_changes(victory_ct=15)``."""
+        bad = sorted(set(changes) - set(NUMBERS) - {"name"})
+        if bad:
+            raise RuleSetError(f"unknown rule-set number {bad[0]!r}; the numbers are: {', '.join(NUMBERS)}")
+        merged = self.to_dict()
+        merged.update(changes)
+        return RuleSet.from_dict(merged)
+
+    def _validate(self) -> None:
+        for key in NUMBERS:
+            v = getattr(self, key)
+            if key == "ct_supply" and v is None:
+                continue
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise RuleSetError(f"{key!r} must be a whole number, got {v!r}")
+        lows = {"min_players": 2, "max_players": 2, "hand_size": 0, "rise_draw": 0,
+                "hand_limit": 0, "victory_ct": 1, "meld_ct": 0, "meld_draw": 0,
+                "ct_supply": 0, "turn_limit": 1}
+        for key, low in lows.items():
+            v = getattr(self, key)
+            if v is not None and v < low:
+                raise RuleSetError(f"{key!r} must be at least {low}, got {v}")
+        if self.max_players > 8:
+            raise RuleSetError(f"'max_players' must be at most 8 (the action encoding's limit), got {self.max_players}")
+        if self.min_players > self.max_players:
+            raise RuleSetError(f"'min_players' ({self.min_players}) is more than 'max_players' ({self.max_players})")
+        if len(set(self.meld_suits)) != len(self.meld_suits) or set(self.meld_suits) & set(self.meld_one_of):
+            raise RuleSetError("meld: a suit may appear once, in 'suits' or in 'one_of'")
+        if not self.meld_suits and not self.meld_one_of:
+            raise RuleSetError("meld: needs at least one suit")
+        seen: set[tuple[str, Suit]] = set()
+        for a in self.abilities:
+            if (a.tier, a.suit) in seen:
+                raise RuleSetError(f"two {a.tier} abilities for suit {a.suit.letter}")
+            seen.add((a.tier, a.suit))
+
+    # -- output -------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The full rule set as plain data (JSON/TOML-ready); ``from_dict`` inverts it."""
+        out: dict[str, Any] = {"name": self.name}
+        for key in NUMBERS:
+            out[key] = getattr(self, key)
+        out["meld"] = {
+            "suits": [SUIT_LETTERS[s] for s in self.meld_suits],
+            "one_of": [SUIT_LETTERS[s] for s in self.meld_one_of],
+        }
+        for tier in ("basic", "advanced"):
+            out[tier] = {
+                SUIT_LETTERS[a.suit]: {
+                    "name": a.name, "cards": a.cards,
+                    "effects": [str(e) for e in a.effects], "rule": a.rule,
+                }
+                for a in self.abilities if a.tier == tier
+            }
+        return out
+
+    def to_toml(self) -> str:
+        """The full rule set as a TOML document a designer can edit."""
+        d = self.to_dict()
+        lines = [f"# Civ Lite rule set (RULES.md R10). Effects: {', '.join(EFFECT_OPS)}.",
+                 f"name = {json.dumps(d['name'])}"]
+        for key, (_, ref) in NUMBERS.items():
+            v = d[key]
+            if v is None:
+                lines.append(f"# {key} = 100   # {ref}")
+            else:
+                lines.append(f"{key} = {v}   # {ref}")
+        lines += ["", "[meld]", f"suits = {json.dumps(d['meld']['suits'])}",
+                  f"one_of = {json.dumps(d['meld']['one_of'])}"]
+        for tier in ("basic", "advanced"):
+            for letter, a in d[tier].items():
+                lines += ["", f"[{tier}.{letter}]", f"name = {json.dumps(a['name'])}",
+                          f"cards = {a['cards']}", f"effects = {json.dumps(a['effects'])}",
+                          f"rule = {json.dumps(a['rule'])}"]
+        return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        if self == _DEFAULT:
+            return "RuleSet.default()"
+        return f"RuleSet.from_dict({self.to_dict()!r})"
+
+
+def _parse_suits(value: Any, where: str) -> tuple[Suit, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RuleSetError(f"{where}: must be a list of suit letters like ['C', 'L']")
+    try:
+        return tuple(Suit.parse(v) for v in value)
+    except ValueError as e:
+        raise RuleSetError(f"{where}: {e}") from None
+
+
+_DEFAULT = RuleSet()

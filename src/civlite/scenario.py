@@ -1,0 +1,94 @@
+"""``civlite scenario FILE``: the scenario contract of SCENARIOS.md."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .engine import (
+    ActionFormatError,
+    Game,
+    IllegalActionError,
+    PositionError,
+    RuleSet,
+    RuleSetError,
+    action_from_json,
+)
+
+#: the rule-set names a scenario may override (SCENARIOS.md)
+SCENARIO_RULES = ("hand_size", "rise_draw", "hand_limit", "victory_ct", "meld_ct",
+                  "meld_draw", "ct_supply", "turn_limit")
+
+
+class ScenarioError(ValueError):
+    """The file is not a valid scenario (exit status 2)."""
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"cannot read {str(p)!r}: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ScenarioError(f"{p.name}: not valid JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{p.name}: a scenario is a JSON object with 'state' and 'actions'")
+    return data
+
+
+def prepare(data: dict[str, Any]) -> tuple[Game, list[Any]]:
+    """Validate a scenario and set its game up; raises :class:`ScenarioError`."""
+    overrides = data.get("rules", {}) or {}
+    if not isinstance(overrides, dict):
+        raise ScenarioError("'rules' must be an object of rule-set numbers")
+    bad = sorted(set(overrides) - set(SCENARIO_RULES))
+    if bad:
+        raise ScenarioError(f"rules: unknown name {bad[0]!r}; a scenario may set {', '.join(SCENARIO_RULES)}")
+    try:
+        rules = RuleSet.default().with_changes(**overrides) if overrides else RuleSet.default()
+    except RuleSetError as e:
+        raise ScenarioError(f"rules: {e}") from None
+    seed = data.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ScenarioError(f"'seed' must be a whole number, got {seed!r}")
+    if "state" not in data:
+        raise ScenarioError("the scenario has no 'state'")
+    try:
+        game = Game.from_position(data["state"], rules, seed)
+    except PositionError as e:
+        raise ScenarioError(str(e)) from None
+    raw = data.get("actions", [])
+    if not isinstance(raw, list):
+        raise ScenarioError("'actions' must be a list of actions")
+    actions = []
+    for i, a in enumerate(raw):
+        try:
+            actions.append(action_from_json(a))
+        except ActionFormatError as e:
+            raise ScenarioError(f"actions[{i}]: {e}") from None
+    return game, actions
+
+
+def run(data: dict[str, Any]) -> dict[str, Any]:
+    """Play a scenario; return the result object of SCENARIOS.md."""
+    game, actions = prepare(data)
+    error = None
+    applied = 0
+    for i, action in enumerate(actions):
+        try:
+            game.apply(action)
+        except IllegalActionError as e:
+            error = {"index": i, "message": str(e)}
+            break
+        applied += 1
+    return {
+        "name": data.get("name"),
+        "applied": applied,
+        "error": error,
+        "state": game.state_json(),
+        "views": [game.view(s).to_json() for s in range(game.num_players)],
+    }
