@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -92,21 +91,15 @@ def _policies(spec: str, players: int, seed: int):  # type: ignore[no-untyped-de
         specs = specs * players
     if len(specs) != players:
         raise _fail(f"--bots gives {len(specs)} bots for {players} seats")
-    try:
-        from .bots import make_bot  # type: ignore[attr-defined]
-    except ImportError:  # the bots package is not there yet: uniform random
-        make_bot = None
+    from .bots import decide, make_bot
+
     out = []
     for seat, s in enumerate(specs):
-        if make_bot is not None:
-            try:
-                bot = make_bot(s, seed=seed * 1000 + seat)
-            except ValueError as e:
-                raise _fail(str(e)) from None
-            out.append(lambda g, p, bot=bot: bot.act(g.view(p), g.legal_actions_for_bot(), g))
-        else:
-            rng = random.Random(seed * 1000 + seat)
-            out.append(lambda g, p, rng=rng: rng.choice(g.legal_actions()))
+        try:
+            bot = make_bot(s, seed=seed * 1000 + seat)
+        except ValueError as e:
+            raise _fail(str(e)) from None
+        out.append(lambda g, p, bot=bot: decide(bot, g))
     return out
 
 

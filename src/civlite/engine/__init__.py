@@ -13,6 +13,7 @@ from .actions import (
     action_from_json,
 )
 from .cards import CARDS, MAJOR_SUITS, MINOR_SUITS, SUITS, Card, Suit, UnknownCardError
+from .determinize import sample_world, unseen_cards
 from .events import Event
 from .game import NUM_ACTIONS, Game, GameOverError, PositionError, describe_id
 from .record import GameRecord, RecordError
@@ -24,5 +25,5 @@ __all__ = [
     "Discard", "EFFECT_OPS", "Effect", "Event", "Game", "GameOverError", "GameRecord",
     "IllegalActionError", "MAJOR_SUITS", "MINOR_SUITS", "Meld", "NUM_ACTIONS", "Pass",
     "PlayerView", "PositionError", "RecordError", "RuleSet", "RuleSetError", "SUITS", "Suit",
-    "Take", "UnknownCardError", "View", "action_from_json", "describe_id",
+    "Take", "UnknownCardError", "View", "action_from_json", "describe_id", "sample_world", "unseen_cards",
 ]

@@ -77,7 +77,7 @@ class Event(NamedTuple):
         if k == "turn":
             s = f"turn {e.amount}: {p} starts" + (" an extra turn" if e.count else " a turn")
         elif k == "draw":
-            s = f"{p} drew {n} card{plural}" + (f" ({secret})" if secret else "")
+            s = (f"{e.ability}: " if e.ability else "") + f"{p} drew {n} card{plural}" + (f" ({secret})" if secret else "")
         elif k == "reshuffle":
             s = f"the discard pile ({n} card{plural}) was shuffled into the deck"
         elif k == "activate":

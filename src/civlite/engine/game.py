@@ -131,16 +131,14 @@ class Game:
             )
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
-        self._setup(rules, n, names, seed)
-        if first == "random":
-            self._first = self.rng.randrange(n)
-        elif isinstance(first, int) and not isinstance(first, bool) and 0 <= first < n:
-            self._first = first
-        else:
+        if first != "random" and not (isinstance(first, int) and not isinstance(first, bool) and 0 <= first < n):
             raise ValueError(f"first seat must be 0..{n - 1} or 'random', got {first!r} (R2.2)")
+        self._setup(rules, n, names, seed)
         self.universe = tuple(range(len(CARDS)))
         self.deck = list(self.universe)
         self.rng.shuffle(self.deck)
+        drawn_first = self.rng.randrange(n)  # always drawn, so a replay with the seat given agrees
+        self._first = drawn_first if first == "random" else int(first)
         for p in range(n):
             self._draw_quiet(p, rules.hand_size)
         self.active = self._first
@@ -928,6 +926,27 @@ class Game:
                 picks.append(min(cands))
             return Meld([CARDS[c] for c in picks])
         raise IllegalActionError(f"compact action {aid} is not a whole action here", "R9.2")
+
+    @property
+    def is_discard_decision(self) -> bool:
+        """Whether the pending decision is a ``*_discard`` (taken in compact steps)."""
+        return not self.over and self._dkind not in (
+            _DECIDE_ACTION, _DECIDE_MELD, _DECIDE_VISION, _DECIDE_FOUNDATIONS
+        )
+
+    def discard_for_ids(self, ids: Sequence[int]) -> Discard:
+        """The concrete discard that a sequence of compact discard steps stands for."""
+        p = self._dplayer
+        chosen: list[int] = list(self._selected)
+        for aid in ids:
+            s = aid - DISCARD_BASE
+            if not 0 <= s < 8:
+                raise IllegalActionError(f"compact action {aid} is not a discard step", "R9.2")
+            cands = [c for c in self.hands[p] if SUIT_OF[c] == s and c not in chosen]
+            if not cands:
+                raise IllegalActionError(f"seat {p} has no more {Suit(s).title} cards to discard", "R9.2")
+            chosen.append(min(cands))
+        return Discard([CARDS[c] for c in chosen])
 
     def id_for_action(self, action: Action) -> int:
         """The compact action an (ability, take, meld or pass) action belongs to."""

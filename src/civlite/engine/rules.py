@@ -337,6 +337,10 @@ class RuleSet:
         if not self.meld_suits and not self.meld_one_of:
             raise RuleSetError("meld: needs at least one suit")
         seen: set[tuple[str, Suit]] = set()
+        names = [a.name for a in self.abilities]
+        if len(set(names)) != len(names):
+            dup = next(x for x in names if names.count(x) > 1)
+            raise RuleSetError(f"two abilities are named {dup!r}; names must be unique")
         for a in self.abilities:
             if (a.tier, a.suit) in seen:
                 raise RuleSetError(f"two {a.tier} abilities for suit {a.suit.letter}")

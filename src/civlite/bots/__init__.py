@@ -1,0 +1,127 @@
+"""Bots: players that see only a seat's :class:`~civlite.engine.View`.
+
+A bot is asked for one compact action (``civlite.engine.game`` documents the
+compact space) given the seat's view and the legal compact actions; it keeps its
+own seeded random source. It never receives the :class:`Game`, so it cannot read
+hidden cards. :func:`decide` turns a bot's answer into the concrete action the
+game records (a k-card discard is k compact steps, assembled here).
+
+Bots are named by spec strings: ``random``, ``heuristic``, ``ismcts``,
+``ismcts:iterations=2000``, ``ismcts:seconds=0.5``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..engine import Action, Game, View
+
+
+class Bot:
+    """Base class. Subclasses implement :meth:`act`."""
+
+    name = "bot"
+
+    def __init__(self, seed: int | None = None, **options: Any) -> None:
+        if options:
+            raise ValueError(f"bot {self.name!r} takes no option {sorted(options)[0]!r}")
+        self.rng = random.Random(seed)
+
+    def act(self, view: View, legal: Sequence[int]) -> int:
+        """Choose one of ``legal`` (compact action ids) for ``view.seat``."""
+        raise NotImplementedError
+
+    @property
+    def spec(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"make_bot({self.spec!r})"
+
+
+class RandomBot(Bot):
+    """Uniform over the legal compact actions."""
+
+    name = "random"
+
+    def act(self, view: View, legal: Sequence[int]) -> int:
+        return legal[int(self.rng.random() * len(legal))]
+
+
+BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot}
+
+
+def register(name: str, factory: Callable[..., Bot]) -> None:
+    BOTS[name] = factory
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"ismcts:iterations=2000,rollout=random"`` -> ``("ismcts", {...})``."""
+    name, _, rest = spec.strip().partition(":")
+    opts: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.replace(";", ",").split(","))):
+        key, eq, value = part.partition("=")
+        if not eq:
+            raise ValueError(f"bot spec {spec!r}: option {part!r} is not key=value")
+        v: Any = value
+        for conv in (int, float):
+            try:
+                v = conv(value)
+                break
+            except ValueError:
+                continue
+        opts[key.strip()] = v
+    return name.strip().lower(), opts
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """A bot from its spec string; raises ``ValueError`` naming the problem."""
+    _load_builtin()
+    name, opts = parse_spec(spec)
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}; the bots are: {', '.join(sorted(BOTS))}")
+    try:
+        return BOTS[name](seed=seed, **opts)
+    except TypeError as e:
+        raise ValueError(f"bot spec {spec!r}: {e}") from None
+
+
+def _load_builtin() -> None:
+    # heuristic and search bots register themselves when their modules exist
+    for mod in ("heuristic", "ismcts"):
+        try:
+            __import__(f"{__name__}.{mod}")
+        except ImportError:
+            pass
+
+
+def decide(bot: Bot, game: Game) -> Action:
+    """Ask ``bot`` for the pending decision of ``game``; return the concrete action.
+
+    The bot sees only ``game.view(seat)``. Discards are chosen one compact step at a
+    time on a scratch copy, then returned as one :class:`~civlite.engine.Discard`.
+    """
+    seat = game.to_move
+    if seat is None:
+        raise ValueError("the game is over")
+    if not game.is_discard_decision:
+        aid = bot.act(game.view(seat), game.legal_ids())
+        return game.action_for_id(aid)
+    scratch = game.clone()
+    need = scratch.pending.count if scratch.pending else 0
+    steps: list[int] = []
+    while len(steps) < need:
+        aid = bot.act(scratch.view(seat), scratch.legal_ids())
+        steps.append(aid)
+        if len(steps) < need:
+            scratch.apply_id(aid)
+    return game.discard_for_ids(steps)
+
+
+def play_step(bot: Bot, game: Game) -> list[Any]:
+    """One compact step of ``bot`` on ``game`` (fast path for simulations)."""
+    seat = game.to_move
+    assert seat is not None
+    return game.apply_id(bot.act(game.view(seat), game.legal_ids()))
