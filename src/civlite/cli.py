@@ -71,13 +71,13 @@ def demo(
         p = game.to_move
         assert p is not None
         action = policies[p](game, p)
-        for e in game.apply(action):
-            style = "bold yellow" if e.kind in ("turn", "win", "draw_game") else ""
-            if e.kind == "turn":
+        for ev in game.apply(action):
+            style = "bold yellow" if ev.kind in ("turn", "win", "draw_game") else ""
+            if ev.kind == "turn":
                 cts = "  ".join(f"s{i}:{c}" for i, c in enumerate(game.ct))
-                out.rule(f"turn {e.amount} · seat {e.player} · CT {cts}", style="dim")
+                out.rule(f"turn {ev.amount} · seat {ev.player} · CT {cts}", style="dim")
             else:
-                out.print(e.describe(None), style=style, highlight=False)
+                out.print(ev.describe(None), style=style, highlight=False)
     if game.winner is not None:
         out.print(f"[bold green]seat {game.winner} wins with {game.ct[game.winner]} CT after {game.turn} turns[/]")
     else:

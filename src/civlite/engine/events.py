@@ -20,7 +20,7 @@ class Event(NamedTuple):
     target: int | None = None
     ability: str | None = None
     cards: tuple[int, ...] = ()  # public cards (ids)
-    count: int = 0
+    count: int = 0  # type: ignore[assignment]  # shadows tuple.count on purpose
     amount: int = 0
     secret: tuple[int, ...] = ()  # private cards (ids), seen only by ``seen_by``
     seen_by: tuple[int, ...] = ()
@@ -32,7 +32,7 @@ class Event(NamedTuple):
 
     def for_seat(self, seat: int | None) -> Event:
         """The event as ``seat`` may see it (secret cards removed unless it may see them)."""
-        if not self.secret or seat is not None and seat in self.seen_by:
+        if not self.secret or (seat is not None and seat in self.seen_by):
             return self
         return self._replace(secret=())
 

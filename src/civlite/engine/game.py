@@ -30,7 +30,7 @@ from .actions import (
     Take,
     action_from_json,
 )
-from .cards import CARDS, ID_OF_NAME, IDS_OF_SUIT, NAMES, SUIT_LETTERS, SUIT_OF, Card, Suit
+from .cards import CARDS, ID_OF_NAME, NAMES, SUIT_LETTERS, SUIT_OF, Card, Suit
 from .events import Event
 from .rules import ALL, Ability, RuleSet
 from .view import Decision, PlayerView, View
@@ -74,10 +74,36 @@ class Game:
     """
 
     __slots__ = (
-        "rules", "n", "names", "hands", "ct", "deck", "discard", "supply", "active",
-        "phase", "turn", "extra_turn", "over", "winner", "drawn", "rng", "seed",
-        "universe", "_knower", "_dkind", "_dplayer", "_dcount", "_ability", "_eff",
-        "_target", "_selected", "_ev", "_actions", "_start", "_first",
+        "_ability",
+        "_actions",
+        "_dcount",
+        "_dkind",
+        "_dplayer",
+        "_eff",
+        "_ev",
+        "_first",
+        "_knower",
+        "_selected",
+        "_start",
+        "_target",
+        "active",
+        "ct",
+        "deck",
+        "discard",
+        "drawn",
+        "extra_turn",
+        "hands",
+        "n",
+        "names",
+        "over",
+        "phase",
+        "rng",
+        "rules",
+        "seed",
+        "supply",
+        "turn",
+        "universe",
+        "winner",
     )
 
     rules: RuleSet

@@ -295,7 +295,7 @@ class RuleSet:
                 rule = spec.get("rule", old.rule if old else ("R5" if tier == "basic" else "R6"))
                 if not isinstance(rule, str):
                     raise RuleSetError(f"{w}.rule: must be a string like 'R6'")
-                abilities[(tier, suit)] = Ability(name, suit, tier, cards, effects, rule)  # type: ignore[arg-type]
+                abilities[(tier, suit)] = Ability(name, suit, tier, cards, effects, rule)
         order = {(a.tier, a.suit): i for i, a in enumerate(base.abilities)}
         changes["abilities"] = tuple(
             sorted(abilities.values(), key=lambda a: order.get((a.tier, a.suit), 99))

@@ -14,7 +14,7 @@ class Decision(NamedTuple):
 
     player: int
     kind: str
-    count: int = 0
+    count: int = 0  # type: ignore[assignment]  # shadows tuple.count on purpose
     ability: str | None = None
 
     def to_json(self) -> dict[str, Any]:
