@@ -65,8 +65,8 @@ def sample_world(view: View, rng: random.Random) -> Game:
             f"inconsistent view: {len(pool)} unseen cards for {i} hidden hand slots and a deck of {view.deck_size}"
         )
     g = Game.__new__(Game)
-    g._setup(view.rules, n, tuple(f"seat {s}" for s in range(n)), rng.getrandbits(63))
-    g.rng = random.Random(rng.getrandbits(63))
+    # the sampled world draws its own chance events from the searcher's random source
+    g._setup(view.rules, n, tuple(f"seat {s}" for s in range(n)), 0, rng)
     g.hands = hands
     g.ct = cts
     g.deck = deck

@@ -83,6 +83,7 @@ class Game:
         "_ev",
         "_first",
         "_knower",
+        "_rng_shared",
         "_selected",
         "_start",
         "_target",
@@ -124,6 +125,7 @@ class Game:
     rng: random.Random
     seed: int
     universe: tuple[int, ...]
+    _rng_shared: bool
     _knower: list[int]
     _dkind: str
     _dplayer: int
@@ -171,12 +173,15 @@ class Game:
         self._start_turn(count_turn=False)
         self._ev = []
 
-    def _setup(self, rules: RuleSet, n: int, names: tuple[str, ...], seed: int) -> None:
+    def _setup(
+        self, rules: RuleSet, n: int, names: tuple[str, ...], seed: int, rng: random.Random | None = None
+    ) -> None:
         self.rules = rules
         self.n = n
         self.names = names
         self.seed = seed
-        self.rng = random.Random(seed)
+        self.rng = rng if rng is not None else random.Random(seed)
+        self._rng_shared = False
         self.hands = [[] for _ in range(n)]
         self.ct = [0] * n
         self.deck = []
@@ -563,7 +568,7 @@ class Game:
             return False
         self.deck = self.discard
         self.discard = []
-        self.rng.shuffle(self.deck)
+        self._own_rng().shuffle(self.deck)
         self._log(Event("reshuffle", "R3.1", count=len(self.deck)))
         return True
 
@@ -581,6 +586,15 @@ class Game:
             got.append(c)
         self.hands[p].extend(got)
         self._log(Event("draw", rule, p, ability=ability, count=len(got), secret=tuple(got), seen_by=(p,)))
+
+    def _own_rng(self) -> random.Random:
+        """The random source, copied first if a clone still shares it (copy on write)."""
+        if self._rng_shared:
+            rng = random.Random.__new__(random.Random)
+            rng.setstate(self.rng.getstate())
+            self.rng = rng
+            self._rng_shared = False
+        return self.rng
 
     def _draw_quiet(self, p: int, k: int) -> None:
         for _ in range(k):
@@ -648,7 +662,7 @@ class Game:
             th = self.hands[t]
             k = min(amount, len(th))
             got = []
-            rng = self.rng
+            rng = self._own_rng()
             knower = self._knower
             mask = 1 << t
             for _ in range(k):
@@ -657,6 +671,12 @@ class Game:
                 c = th.pop()
                 knower[c] = mask  # the victim knows where it went (R5.5)
                 got.append(c)
+            if k and self.n > 2:
+                # the others saw only that cards left: none of them can still be
+                # sure of any card of that hand
+                keep = mask | (1 << p)
+                for c in th:
+                    knower[c] &= keep
             self.hands[p].extend(got)
             self._log(Event("steal_cards", rule, p, t, name, count=k, secret=tuple(got), seen_by=(p, t)))
         elif op == "steal_ct":
@@ -719,7 +739,7 @@ class Game:
             self._dkind = kind
             self._take_one(pile[0])
         if kind == _DECIDE_VISION:
-            self.rng.shuffle(self.deck)
+            self._own_rng().shuffle(self.deck)
             self._log(Event("shuffle", "R5.2", self.active, ability=self._ability.name if self._ability else None))
         return False
 
@@ -1012,9 +1032,11 @@ class Game:
         g.over = self.over
         g.winner = self.winner
         g.drawn = self.drawn
-        rng = random.Random()
-        rng.setstate(self.rng.getstate())
-        g.rng = rng
+        # the random source is shared copy-on-write: whichever game draws from it
+        # first takes its own copy of the state (``_own_rng``), so both games go on
+        # exactly as the original would have
+        g.rng = self.rng
+        g._rng_shared = self._rng_shared = True
         g.seed = self.seed
         g.universe = self.universe
         g._knower = self._knower[:]
@@ -1050,6 +1072,7 @@ class Game:
         g.winner = self.winner
         g.drawn = self.drawn
         g.rng = rng
+        g._rng_shared = False
         g.seed = self.seed
         g.universe = self.universe
         g._knower = self._knower[:]

@@ -1,0 +1,168 @@
+"""The wire protocol: versioned JSON messages, validated with pydantic.
+
+Client -> server (every message carries ``"v": 1``)::
+
+    {"v": 1, "type": "hello", "table": "<id>", "token": "<seat token>" | null}
+    {"v": 1, "type": "action", "id": "<client-chosen id>", "action": {"do": "pass"}}
+    {"v": 1, "type": "rematch"}
+    {"v": 1, "type": "ping"}
+
+Server -> client: ``welcome`` (after hello: the seat, the table, the seat's view and
+its own redacted log), ``update`` (after each accepted action: the events as this
+receiver may see them and its new view), ``ack`` (your action ``id`` is committed
+as number ``seq``; ``duplicate`` when it was a resend), ``error`` (``code`` and a
+``message`` naming the problem; nothing changed, the connection stays up),
+``notice`` (e.g. a turn clock ran out), ``rematch`` (the next table) and ``pong``.
+An action id is unique per table: a resend with the same id is acknowledged again
+and never applied twice.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+VERSION = 1
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    v: Literal[1]
+
+
+class Hello(_Msg):
+    type: Literal["hello"]
+    table: Annotated[str, Field(min_length=1, max_length=32)]
+    token: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+
+
+class ActionMsg(_Msg):
+    type: Literal["action"]
+    id: Annotated[str, Field(min_length=1, max_length=64)]
+    action: dict[str, Any]
+
+
+class Rematch(_Msg):
+    type: Literal["rematch"]
+
+
+class Ping(_Msg):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[Hello | ActionMsg | Rematch | Ping, Field(discriminator="type")]
+_client = TypeAdapter(ClientMessage)
+
+
+class ProtocolError(ValueError):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def parse_client(raw: str | bytes) -> Hello | ActionMsg | Rematch | Ping:
+    """Parse one client frame; raises :class:`ProtocolError` naming the problem."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProtocolError("malformed", "a message must be UTF-8 JSON text") from None
+    if len(raw) > 16384:
+        raise ProtocolError("malformed", "message too long (at most 16384 characters)")
+    try:
+        return _client.validate_json(raw)
+    except ValidationError as e:
+        errs = e.errors()
+        first = errs[0] if errs else {"msg": str(e), "loc": ()}
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        if first.get("type") == "json_invalid":
+            raise ProtocolError("malformed", f"not valid JSON: {first.get('msg')}") from None
+        if where.startswith("v") or "'v'" in str(first.get("msg")):
+            raise ProtocolError("version", f"unsupported protocol version: this server speaks v={VERSION}") from None
+        raise ProtocolError("malformed", f"bad message at {where or 'top level'}: {first.get('msg')}") from None
+
+
+# -- server -> client (built as plain dicts; these models document and test them) ------------
+class SeatInfo(BaseModel):
+    seat: int
+    name: str
+    kind: Literal["human", "bot"]
+    bot: str | None = None
+    connected: bool = False
+
+
+class TableSummary(BaseModel):
+    id: str
+    name: str
+    seats: list[SeatInfo]
+    rules: str
+    victory_ct: int
+    clock: int | None
+    status: str
+    turn: int = 0
+    rematch: str | None = None
+    rematch_of: str | None = None
+
+
+class Welcome(BaseModel):
+    v: Literal[1] = 1
+    type: Literal["welcome"] = "welcome"
+    seat: int | None
+    table: TableSummary
+    seq: int
+    state: dict[str, Any]
+    log: list[dict[str, Any]]
+    clock: dict[str, Any] | None = None
+
+
+class Update(BaseModel):
+    v: Literal[1] = 1
+    type: Literal["update"] = "update"
+    seq: int
+    by: dict[str, Any]
+    events: list[dict[str, Any]]
+    state: dict[str, Any]
+    clock: dict[str, Any] | None = None
+
+
+class Ack(BaseModel):
+    v: Literal[1] = 1
+    type: Literal["ack"] = "ack"
+    id: str
+    seq: int
+    duplicate: bool = False
+
+
+class Error(BaseModel):
+    v: Literal[1] = 1
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    id: str | None = None
+
+
+def error(code: str, message: str, id: str | None = None) -> dict[str, Any]:
+    d: dict[str, Any] = {"v": VERSION, "type": "error", "code": code, "message": message}
+    if id is not None:
+        d["id"] = id
+    return d
+
+
+# -- REST (lobby) -------------------------------------------------------------------------
+class SeatSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["human", "bot"] = "human"
+    bot: Annotated[str, Field(max_length=64)] | None = None
+    name: Annotated[str, Field(max_length=40)] | None = None
+
+
+class CreateTable(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, Field(max_length=80)] = ""
+    seats: Annotated[list[SeatSpec], Field(min_length=2, max_length=8)]
+    rules: Annotated[str, Field(max_length=40)] = "default"
+    victory_ct: Annotated[int, Field(ge=1, le=1000)] | None = None
+    clock: Annotated[int, Field(ge=5, le=86400)] | None = None
+    seed: int | None = None

@@ -1,0 +1,332 @@
+"""Storage: tables and their action lists in SQL (SQLite by default, PostgreSQL for many processes).
+
+A game is stored as its table's set-up (rule set, seed, seats) plus the list of
+accepted actions, one row each, numbered ``seq`` = 1, 2, ...; replaying them
+rebuilds the game exactly (:meth:`TableRow.record`). The schema is created and
+upgraded by the Alembic migrations shipped in ``civlite/server/migrations``.
+
+On PostgreSQL every append also sends ``NOTIFY civlite, '<table>:<seq>'`` in the
+same transaction, so other server processes learn about it once it is committed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    create_engine,
+    event,
+    func,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from ..engine import GameRecord, RuleSet, action_from_json
+
+CHANNEL = "civlite"
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class TableRow(Base):
+    __tablename__ = "tables"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(80), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    first: Mapped[int] = mapped_column(Integer, default=0)
+    seats: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    clock: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status: Mapped[str] = mapped_column(String(16), default="playing")
+    num_actions: Mapped[int] = mapped_column(Integer, default=0)
+    winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    rematch: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class ActionRow(Base):
+    __tablename__ = "actions"
+    __table_args__ = (UniqueConstraint("table_id", "client_id", name="uq_actions_client_id"),)
+
+    table_id: Mapped[str] = mapped_column(String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]] = mapped_column(JSON)
+    client_id: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    by: Mapped[str] = mapped_column(String(16), default="human")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """A table as stored (without its actions)."""
+
+    id: str
+    name: str
+    created_at: datetime
+    rules: dict[str, Any]
+    seed: int
+    first: int
+    seats: list[dict[str, Any]]
+    clock: int | None
+    status: str
+    num_actions: int
+    winner: int | None
+    rematch_of: str | None
+    rematch: str | None
+
+    @classmethod
+    def of(cls, r: TableRow) -> TableInfo:
+        return cls(r.id, r.name, r.created_at, r.rules, r.seed, r.first, list(r.seats), r.clock, r.status,
+                   r.num_actions, r.winner, r.rematch_of, r.rematch)
+
+    def ruleset(self) -> RuleSet:
+        return RuleSet.from_dict(self.rules, where=f"table {self.id} rules")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAction:
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    client_id: str | None
+    by: str
+
+
+@dataclass(slots=True)
+class Append:
+    """One action to append: ``seq`` must be the table's next number."""
+
+    table_id: str
+    seq: int
+    seat: int
+    action: dict[str, Any]
+    client_id: str | None = None
+    by: str = "human"
+    over: bool = False
+    winner: int | None = None
+    error: str | None = field(default=None)
+
+
+class StorageError(RuntimeError):
+    pass
+
+
+class ConflictError(StorageError):
+    """The action number is taken (another process appended first) or the client id was used."""
+
+
+def default_db_url() -> str:
+    from platformdirs import user_data_dir
+
+    d = Path(user_data_dir("civlite", appauthor=False))
+    d.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{d / 'civlite.db'}"
+
+
+def normalize_url(url: str) -> str:
+    """``postgresql://`` means psycopg 3 here; a bare path means an SQLite file."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    if url.startswith("postgresql://"):
+        return "postgresql+psycopg://" + url[len("postgresql://"):]
+    if "://" not in url:
+        return f"sqlite:///{Path(url).resolve()}"
+    return url
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Store:
+    """Synchronous storage; the server calls it from a worker thread."""
+
+    def __init__(self, url: str, migrate: bool = True) -> None:
+        self.url = normalize_url(url)
+        self.is_postgres = self.url.startswith("postgresql")
+        if self.url.startswith("sqlite"):
+            self.engine: Engine = create_engine(self.url, connect_args={"timeout": 30, "check_same_thread": False})
+
+            @event.listens_for(self.engine, "connect")
+            def _pragmas(dbapi_conn: Any, _rec: Any) -> None:
+                cur = dbapi_conn.cursor()
+                cur.execute("PRAGMA journal_mode=WAL")  # a committed action survives kill -9
+                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.execute("PRAGMA foreign_keys=ON")
+                cur.close()
+        else:
+            self.engine = create_engine(self.url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        if migrate:
+            self.migrate()
+
+    # -- schema -------------------------------------------------------------------
+    def migrate(self) -> None:
+        """Bring the schema to the newest Alembic revision (safe to run from several processes)."""
+        from alembic import command
+        from alembic.config import Config
+
+        cfg = Config()
+        cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+        with self.engine.begin() as conn:
+            if self.is_postgres:
+                conn.execute(text("SELECT pg_advisory_xact_lock(7711)"))
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+
+    def revision(self) -> str | None:
+        with self.engine.connect() as conn:
+            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- tables -------------------------------------------------------------------
+    def create_table(self, *, id: str, name: str, rules: dict[str, Any], seed: int, seats: list[dict[str, Any]],
+                     clock: int | None, first: int = 0, rematch_of: str | None = None) -> TableInfo:
+        row = TableRow(id=id, name=name, created_at=_now(), rules=rules, seed=seed, first=first, seats=seats,
+                       clock=clock, status="playing", num_actions=0, rematch_of=rematch_of)
+        with self.sessions.begin() as s:
+            s.add(row)
+            if rematch_of is not None:
+                s.execute(update(TableRow).where(TableRow.id == rematch_of, TableRow.rematch.is_(None))
+                          .values(rematch=id))
+        return TableInfo.of(row)
+
+    def get_table(self, table_id: str) -> TableInfo | None:
+        with self.sessions() as s:
+            row = s.get(TableRow, table_id)
+            return TableInfo.of(row) if row is not None else None
+
+    def list_tables(self, status: str | None = "playing", limit: int = 50) -> list[TableInfo]:
+        with self.sessions() as s:
+            q = select(TableRow).order_by(TableRow.created_at.desc()).limit(limit)
+            if status is not None:
+                q = q.where(TableRow.status == status)
+            return [TableInfo.of(r) for r in s.scalars(q)]
+
+    def set_rematch(self, table_id: str, rematch: str) -> str:
+        """Link a rematch once; returns the rematch that won (another may have been set first)."""
+        with self.sessions.begin() as s:
+            s.execute(update(TableRow).where(TableRow.id == table_id, TableRow.rematch.is_(None)).values(rematch=rematch))
+            got = s.execute(select(TableRow.rematch).where(TableRow.id == table_id)).scalar()
+        return got or rematch
+
+    # -- actions ------------------------------------------------------------------
+    def load_actions(self, table_id: str, after: int = 0) -> list[StoredAction]:
+        with self.sessions() as s:
+            q = (select(ActionRow).where(ActionRow.table_id == table_id, ActionRow.seq > after)
+                 .order_by(ActionRow.seq))
+            return [StoredAction(r.seq, r.seat, r.action, r.client_id, r.by) for r in s.scalars(q)]
+
+    def count_actions(self, table_id: str) -> int:
+        with self.sessions() as s:
+            return int(s.execute(select(func.count()).select_from(ActionRow)
+                                 .where(ActionRow.table_id == table_id)).scalar() or 0)
+
+    def _append_in(self, s: Session, a: Append) -> None:
+        s.add(ActionRow(table_id=a.table_id, seq=a.seq, seat=a.seat, action=a.action, client_id=a.client_id,
+                        by=a.by, created_at=_now()))
+        s.flush()
+        values: dict[str, Any] = {"num_actions": a.seq}
+        if a.over:
+            values.update(status="over", winner=a.winner)
+        s.execute(update(TableRow).where(TableRow.id == a.table_id).values(**values))
+        if self.is_postgres:
+            s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{a.table_id}:{a.seq}"})
+
+    def append(self, a: Append) -> None:
+        """Commit one action; raises :class:`ConflictError` when its number or client id is taken."""
+        try:
+            with self.sessions.begin() as s:
+                self._append_in(s, a)
+        except IntegrityError as e:
+            raise ConflictError(f"action {a.seq} of table {a.table_id} conflicts: {e.orig}") from None
+
+    def append_many(self, batch: Sequence[Append]) -> None:
+        """Commit a batch in one transaction (group commit); on a conflict, one by one.
+
+        Each item that cannot be stored gets ``error`` set; the others are committed.
+        """
+        if not batch:
+            return
+        try:
+            with self.sessions.begin() as s:
+                for a in batch:
+                    self._append_in(s, a)
+            return
+        except IntegrityError:
+            pass
+        for a in batch:
+            try:
+                self.append(a)
+            except ConflictError as e:
+                a.error = str(e)
+
+    def record(self, table_id: str, upto: int | None = None) -> GameRecord:
+        info = self.get_table(table_id)
+        if info is None:
+            raise StorageError(f"no table {table_id!r}")
+        acts = self.load_actions(table_id)
+        if upto is not None:
+            acts = [a for a in acts if a.seq <= upto]
+        return GameRecord(rules=info.ruleset(), seed=info.seed, players=tuple(s["name"] for s in info.seats),
+                          first=info.first, actions=tuple(action_from_json(a.action) for a in acts))
+
+    # -- notifications (PostgreSQL) -------------------------------------------------
+    def listen(self, callback: Callable[[str, int], None], stop: threading.Event) -> threading.Thread:
+        """Call ``callback(table_id, seq)`` (from a thread) for every NOTIFY on the channel."""
+        if not self.is_postgres:
+            raise StorageError("LISTEN/NOTIFY needs PostgreSQL")
+        import psycopg
+
+        dsn = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+        def run() -> None:
+            while not stop.is_set():
+                try:
+                    with psycopg.connect(dsn, autocommit=True) as conn:
+                        conn.execute(f"LISTEN {CHANNEL}")
+                        while not stop.is_set():
+                            for n in conn.notifies(timeout=0.5):
+                                tid, _, seq = n.payload.rpartition(":")
+                                try:
+                                    callback(tid, int(seq))
+                                except Exception:  # a callback error must not stop listening
+                                    pass
+                except Exception:
+                    if stop.wait(1.0):
+                        return
+
+        t = threading.Thread(target=run, name="civlite-listen", daemon=True)
+        t.start()
+        return t
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
+__all__ = ["Append", "ConflictError", "Connection", "Store", "StorageError", "TableInfo", "default_db_url"]
