@@ -111,6 +111,71 @@ def rules(
     sys.stdout.write(load_rules(file).to_toml())
 
 
+@app.command()
+def play(
+    seats: Annotated[Optional[str], typer.Option(
+        "--seats", "-s",
+        help="comma-separated seats, each 'human', a human's name or a bot level (random, heuristic, ismcts); "
+             "given: the game starts at once, else a set-up screen opens")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="random seed of the game")] = None,
+    resume: Annotated[Optional[Path], typer.Option(help="a saved game (record file) to play on")] = None,
+    save: Annotated[Optional[Path], typer.Option(help="save the record to this file after every move")] = None,
+    delay: Annotated[float, typer.Option(help="seconds a bot waits before it moves (the speed; + and - change it)")] = 0.6,
+) -> None:
+    """Play in the terminal (Textual app): humans hot-seat and bots, at one table."""
+    try:
+        from .tui import CivliteApp, Session, parse_seats
+        from .tui.screens import SetupScreen
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise _fail(f"the terminal app needs the tui extra: pip install 'civlite[tui]' ({e})") from None
+    from .engine import RecordError
+
+    rs = load_rules(rules)
+    session = None
+    try:
+        if resume is not None:
+            session = Session.resume(resume, seats=parse_seats(seats) if seats else None, save_path=save)
+        elif seats is not None:
+            session = Session.new(parse_seats(seats), rules=rs, seed=seed, save_path=save)
+    except (RecordError, ValueError) as e:
+        raise _fail(str(e)) from None
+    setup = SetupScreen(rules_path=str(rules) if rules else "", seed="" if seed is None else str(seed))
+    CivliteApp(session, delay=delay, save_path=save, setup=setup).run()
+
+
+@app.command()
+def replay(file: Annotated[Path, typer.Argument(help="a saved game (record file)")]) -> None:
+    """Step through a saved game in the terminal, forward and back."""
+    try:
+        from .tui import Replay, ReplayApp
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise _fail(f"the terminal app needs the tui extra: pip install 'civlite[tui]' ({e})") from None
+    from .engine import RecordError
+
+    try:
+        rec = Replay.load(file)
+    except (RecordError, ValueError) as e:
+        raise _fail(str(e)) from None
+    ReplayApp(rec).run()
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
+    db: Annotated[Optional[str], typer.Option(
+        help="database URL: sqlite:///file.db or postgresql://user@host/db (default: SQLite in the user data dir)")] = None,
+    bot_delay: Annotated[Optional[float], typer.Option(help="seconds a bot waits before it plays (default 0.8)")] = None,
+) -> None:
+    """Play online: start the web server (lobby, tables, bots in seats) and print its URL."""
+    try:
+        from .server.run import serve as run_server
+    except ImportError as e:
+        raise _fail(f"the server needs the web extra: pip install 'civlite[web]' ({e})") from None
+    run_server(host, port, db, bot_delay)
+
+
 def main() -> None:
     app()
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine import (
+    Ability,
     Action,
     Advanced,
     Basic,
@@ -124,9 +125,9 @@ def choices_for(view: View) -> list[Choice]:
                 paid = ", ".join(c.name for c in pay)
                 targets: list[int | None] = list(others) if ab.targets else [None]
                 for t in targets:
-                    label = f"{ab.name} ({ab.rule})" + (f" on seat {t}" if t is not None else "")
+                    label = f"{ab.name} ({ab.rule}, {ab.tier})" + (f" → seat {t}" if t is not None else "")
                     key = f"{tier}:{suit.letter}" + (f">{t}" if t is not None else "")
-                    out.append(Choice(label, cls(pay, t), f"pay {paid}: {ab.text}", key))
+                    out.append(Choice(label, cls(pay, t), f"pay {paid}: {ability_text(ab)}", key))
     elif p.kind == "meld":
         out.append(Choice("Pass: no meld", Pass(), "go to the fall phase (R4.3)", "pass"))
         if all(by_suit.get(s) for s in rules.meld_suits):
@@ -138,12 +139,14 @@ def choices_for(view: View) -> list[Choice]:
                                       f"{', '.join(c.name for c in cards)}: +{rules.meld_ct} CT, draw {rules.meld_draw}",
                                       f"meld:{s.letter}"))
             out.append(Choice("Build a meld card by card…", None, "choose exactly which cards to meld", "build"))
-    elif p.kind == "vision":
-        for c in view.searching or ():
-            out.append(Choice(f"Take {c.name} ({c.suit.title})", Take(c), "from the deck (R5.2)", f"take:{c.name}"))
-    elif p.kind == "foundations":
-        for c in sorted(set(view.discard)):
-            out.append(Choice(f"Take {c.name} ({c.suit.title})", Take(c), "from the discard pile (R5.3)", f"take:{c.name}"))
+    elif p.kind in ("vision", "foundations"):
+        # cards of one suit are identical in play (R1.2): one choice per suit, its first card by name
+        pile = view.searching or () if p.kind == "vision" else view.discard
+        where = "the deck" if p.kind == "vision" else "the discard pile"
+        for suit, cards in hand_by_suit(list(set(pile))).items():
+            names = ", ".join(c.name for c in cards[:3]) + (", …" if len(cards) > 3 else "")
+            out.append(Choice(f"Take {'an' if suit.title[0] in 'AEIOU' else 'a'} {suit.title} ({len(cards)} in {where}: {names})", Take(cards[0]),
+                              "", f"take:{suit.letter}"))
     return out
 
 
@@ -188,8 +191,14 @@ def check_meld(view: View, picked: Sequence[Card]) -> tuple[Meld | None, str]:
     return Meld(list(picked)), f"meld {len(picked)} cards: +{rules.meld_ct} CT (R7.2)"
 
 
-def ability_lines(view: View) -> list[tuple[bool, str, str, str]]:
-    """For each ability of the rule set: (can activate now, suit letter, 'Name (cost)', what it does)."""
+def ability_text(ab: Ability) -> str:
+    """``Ability.text`` with singulars mended: "take 1 card", not "take 1 cards"."""
+    return ab.text.replace(" 1 cards", " 1 card")
+
+
+def ability_lines(view: View) -> list[tuple[bool, bool, str, str, str]]:
+    """For each ability of the rule set: (affordable with this hand, can activate right now,
+    suit letter, 'Name [cost]', what it does)."""
     counts = Counter(c.suit for c in view.hand)
     my_action = view.pending is not None and view.pending.kind == "action" and view.pending.player == view.seat
     out = []
@@ -199,7 +208,7 @@ def ability_lines(view: View) -> list[tuple[bool, str, str, str]]:
             if ab is None:
                 continue
             ok = counts[suit] >= ab.cards
-            out.append((ok and my_action, suit.letter, f"{ab.name} [{ab.cards}{suit.letter}]", ab.text))
+            out.append((ok, ok and my_action, suit.letter, f"{ab.name} [{ab.cards}{suit.letter}]", ability_text(ab)))
     return out
 
 

@@ -1,0 +1,319 @@
+"""The table's panels. Each one is drawn from a :class:`~civlite.engine.View` only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Button, OptionList, RichLog, SelectionList, Static
+from textual.widgets.option_list import Option
+from textual.widgets.selection_list import Selection
+
+from ..engine import Action, Card, Suit, View
+from .session import Choice, ability_lines, check_discard, check_meld, hand_by_suit
+
+#: one colour per suit (R1.1), used everywhere a card is shown
+SUIT_STYLE: dict[Suit, str] = {
+    Suit.CIVILIZATION: "bold gold1",
+    Suit.LEADER: "bold medium_purple1",
+    Suit.WONDER: "bold cyan",
+    Suit.ADVANCE: "bold green3",
+    Suit.MILITARY: "bold red1",
+    Suit.BUILDING: "bold dark_orange",
+    Suit.DISASTER: "bold grey70",
+    Suit.BOON: "bold hot_pink",
+}
+LETTER_STYLE = {s.letter: st for s, st in SUIT_STYLE.items()}
+
+
+def card_text(card: Card, *, letter: bool = True) -> Text:
+    style = SUIT_STYLE[card.suit]
+    return Text(f"{card.suit.letter}:{card.name}" if letter else card.name, style=style)
+
+
+def cards_text(cards: Sequence[Card], sep: str = ", ", letter: bool = True) -> Text:
+    out = Text()
+    for i, c in enumerate(cards):
+        if i:
+            out.append(sep)
+        out.append_text(card_text(c, letter=letter))
+    return out
+
+
+def seat_ct(view: View, seat: int) -> int:
+    if seat == view.seat:
+        return view.ct or 0
+    return view.player(seat).ct
+
+
+def race_renderable(view: View, names: Sequence[str], width: int = 24) -> RenderableType:
+    """The CT race: one bar per seat towards the victory target (R8.1)."""
+    target = view.rules.victory_ct
+    t = Table.grid(padding=(0, 1))
+    t.add_column(no_wrap=True)
+    t.add_column(no_wrap=True)
+    t.add_column(no_wrap=True, justify="right")
+    for seat in range(view.num_players):
+        ct = seat_ct(view, seat)
+        filled = min(width, round(width * ct / target)) if target else width
+        mark = "▶" if view.pending is not None and view.pending.player == seat else " "
+        who = Text(f"{mark}{seat} {names[seat]}"[:18], style="bold" if seat == view.seat else "")
+        style = "bold green" if view.winner == seat else ("yellow" if seat == view.seat else "blue")
+        bar = Text("█" * filled, style=style) + Text("░" * (width - filled), style="grey35")
+        t.add_row(who, bar, Text(f"{ct}/{target} CT"))
+    return t
+
+
+def opponents_renderable(view: View, names: Sequence[str]) -> RenderableType:
+    t = Table(box=None, padding=(0, 1), expand=True, show_edge=False)
+    t.add_column("seat", no_wrap=True)
+    t.add_column("hand", justify="right")
+    t.add_column("CT", justify="right")
+    t.add_column("known cards (R5 Contact, Raid)", ratio=1)
+    for p in view.players:
+        t.add_row(f"{p.seat} {names[p.seat]}", str(p.hand_size), str(p.ct),
+                  cards_text(p.known) if p.known else Text("—", style="grey50"))
+    return t
+
+
+def piles_renderable(view: View) -> RenderableType:
+    line = Text()
+    line.append(f"Deck {view.deck_size}", style="bold")
+    line.append(f"   Discard {len(view.discard)}", style="bold")
+    if view.discard:
+        line.append("   top: ")
+        line.append_text(cards_text(list(reversed(view.discard[-5:]))))
+    info = Text(f"turn {view.turn} · seat {view.active} · {view.phase} phase", style="grey70")
+    if view.extra_turn:
+        info.append(" · extra turn (R6.4)", style="yellow")
+    if view.supply is not None:
+        info.append(f" · CT supply {view.supply}")
+    return Group(line, info)
+
+
+def hand_renderable(view: View) -> RenderableType:
+    if view.seat is None:
+        return Text("spectator: no hand is shown", style="grey50")
+    if not view.hand:
+        return Text("(no cards)", style="grey50")
+    t = Table.grid(padding=(0, 1))
+    t.add_column(no_wrap=True)
+    t.add_column(ratio=1)
+    for suit, cards in hand_by_suit(view.hand).items():
+        t.add_row(Text(f"{suit.letter} {suit.title} ×{len(cards)}", style=SUIT_STYLE[suit]),
+                  cards_text(cards, letter=False))
+    return t
+
+
+def abilities_renderable(view: View) -> RenderableType:
+    """What this seat can activate now and what it would do; the rest on one line."""
+    if view.seat is None:
+        return Text("")
+    t = Table.grid(padding=(0, 1))
+    t.add_column(no_wrap=True)
+    t.add_column(no_wrap=True)
+    t.add_column(ratio=1)
+    later = Text("not now: ", style="grey50")
+    n_later = 0
+    for ok, now, letter, name, text in ability_lines(view):
+        if ok:
+            t.add_row(Text("●", style="bold green") if now else Text("○", style="grey62"),
+                      Text(name, style=LETTER_STYLE[letter]), Text(text, style="" if now else "grey70"))
+        else:
+            if n_later:
+                later.append(", ")
+            later.append(name, style="grey50")
+            n_later += 1
+    if not t.row_count:
+        t.add_row("", Text("no ability fits this hand", style="grey62"), "")
+    return Group(t, later) if n_later else t
+
+
+class Panel(Static):
+    """A bordered panel whose content is a Rich renderable."""
+
+    def __init__(self, title: str, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="panel")
+        self.border_title = title
+
+
+class LogPanel(RichLog):
+    """The game log, each line citing its rule, as the viewing seat may read it."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, wrap=True, markup=False, highlight=False, max_lines=2000, min_width=20)
+        self.border_title = "Log (l)"
+
+    def add_line(self, line: str) -> None:
+        rule, _, rest = line.partition(" ")
+        text = Text()
+        text.append(rule, style="bold cyan")
+        text.append(" " + rest, style="bold yellow" if " wins" in rest or "turn limit" in rest
+                    else ("grey70" if rest.startswith("turn ") else ""))
+        self.write(text)
+
+    def set_lines(self, lines: Sequence[str]) -> None:
+        self.clear()
+        for line in lines:
+            self.add_line(line)
+
+
+class DecisionPanel(Vertical):
+    """The pending decision: a focused choice list, or a card picker for discards and melds.
+
+    It only posts messages up: :class:`Chosen` when the seat has answered.
+    """
+
+    class Chosen(Message):
+        def __init__(self, action: Action) -> None:
+            super().__init__()
+            self.action = action
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "Decision (d)"
+        self.view: View | None = None
+        self.choices: list[Choice] = []
+        self.mode = "wait"  # wait | choices | discard | meld | over
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="decision-title")
+        yield OptionList(id="choices")
+        yield SelectionList[str](id="picker")
+        yield Static(id="picker-status")
+        with Horizontal(id="picker-buttons"):
+            yield Button("Confirm (c)", id="confirm", variant="primary")
+            yield Button("Back (esc)", id="back")
+
+    # -- showing a decision ----------------------------------------------------
+    def show_wait(self, text: str) -> None:
+        self._set_mode("wait", text)
+
+    def show_over(self, text: str) -> None:
+        self._set_mode("over", text)
+
+    def show_choices(self, view: View, title: str, choices: list[Choice]) -> None:
+        self.view = view
+        self.choices = choices
+        ol = self.query_one("#choices", OptionList)
+        ol.clear_options()
+        opts = []
+        for i, ch in enumerate(choices):
+            prompt = Text()
+            prompt.append(f"{i + 1}. " if i < 9 else "   ", style="bold")
+            prompt.append(ch.label)
+            if ch.detail:
+                prompt.append("\n   " + ch.detail, style="grey62")
+            opts.append(Option(prompt, id=str(i)))
+        ol.add_options(opts)
+        self._set_mode("choices", title)
+        if opts:
+            ol.highlighted = 0
+        ol.focus()
+
+    def show_picker(self, view: View, mode: str, title: str) -> None:
+        """``mode`` is ``discard`` (exactly ``pending.count`` cards) or ``meld`` (R7.1)."""
+        self.view = view
+        sl = self.query_one("#picker", SelectionList)
+        sl.clear_options()
+        sl.add_options([Selection(card_text(c), c.name, False) for c in sorted(view.hand)])
+        self._set_mode(mode, title)
+        self.query_one("#back", Button).display = mode == "meld"
+        self._update_status()
+        sl.highlighted = 0 if view.hand else None
+        sl.focus()
+
+    def _set_mode(self, mode: str, title: str) -> None:
+        self.mode = mode
+        self.query_one("#decision-title", Static).update(Text.from_markup(title))
+        self.query_one("#choices").display = mode == "choices"
+        picking = mode in ("discard", "meld")
+        for w in ("#picker", "#picker-status", "#picker-buttons"):
+            self.query_one(w).display = picking
+        if not picking and mode != "choices":
+            self.query_one("#choices", OptionList).clear_options()
+
+    # -- answering -------------------------------------------------------------
+    def picked(self) -> list[Card]:
+        return [Card(n) for n in self.query_one("#picker", SelectionList).selected]
+
+    def _checked(self) -> tuple[Action | None, str]:
+        assert self.view is not None
+        if self.mode == "discard":
+            return check_discard(self.view, self.picked())
+        return check_meld(self.view, self.picked())
+
+    def _update_status(self) -> None:
+        if self.mode not in ("discard", "meld"):
+            return
+        action, status = self._checked()
+        self.query_one("#picker-status", Static).update(Text(status, style="bold green" if action else "yellow"))
+        self.query_one("#confirm", Button).disabled = action is None
+
+    def pick(self, index: int) -> bool:
+        """Answer with choice ``index`` (the keys 1-9); False if there is no such choice."""
+        if self.mode != "choices" or not 0 <= index < len(self.choices):
+            return False
+        self._choose(self.choices[index])
+        return True
+
+    def choose_key(self, key: str) -> bool:
+        for ch in self.choices:
+            if ch.key == key and self.mode == "choices":
+                self._choose(ch)
+                return True
+        return False
+
+    def _choose(self, choice: Choice) -> None:
+        if choice.action is None:
+            self.open_meld_builder()
+        else:
+            self.post_message(self.Chosen(choice.action))
+
+    def open_meld_builder(self) -> bool:
+        v = self.view
+        if v is None or v.pending is None or v.pending.kind != "meld" or self.mode not in ("choices", "meld"):
+            return False
+        self.show_picker(v, "meld", "[b]Meld builder[/b] (R7.1): pick one card of each major suit and one "
+                         "Disaster or Boon; [b]space[/b] picks, [b]c[/b] confirms, [b]esc[/b] goes back")
+        return True
+
+    def back(self) -> bool:
+        if self.mode == "meld" and self.view is not None:
+            from .session import choices_for
+
+            self.show_choices(self.view, "Meld phase (R4.3): meld or pass", choices_for(self.view))
+            return True
+        return False
+
+    def confirm(self) -> bool:
+        if self.mode not in ("discard", "meld"):
+            return False
+        action, status = self._checked()
+        if action is None:
+            self.app.bell()
+            self.notify(status, severity="warning")
+            return False
+        self.post_message(self.Chosen(action))
+        return True
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.pick(int(event.option.id))
+
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
+        event.stop()
+        self._update_status()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "confirm":
+            self.confirm()
+        elif event.button.id == "back":
+            self.back()
