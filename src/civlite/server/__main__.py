@@ -1,0 +1,21 @@
+"""``python -m civlite.server [--host H] [--port P] [--db URL]``: the same as ``civlite serve``."""
+
+from __future__ import annotations
+
+import argparse
+
+from .run import serve
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(prog="python -m civlite.server")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--db", default=None)
+    p.add_argument("--bot-delay", type=float, default=None)
+    a = p.parse_args()
+    serve(a.host, a.port, a.db, a.bot_delay)
+
+
+if __name__ == "__main__":
+    main()

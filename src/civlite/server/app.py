@@ -1,0 +1,153 @@
+"""The FastAPI application: REST lobby, WebSocket play, the static browser client."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+from ..engine import CARDS, SUITS
+from .protocol import VERSION, CreateTable, ProtocolError
+from .storage import Store, default_db_url
+from .tables import BOT_LEVELS, RULESETS, Conn, Manager, rules_json, summary
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+
+
+def create_app(db_url: str | None = None, bot_delay: float | None = None, listen: bool | None = None) -> FastAPI:
+    """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds)."""
+    url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
+    delay = bot_delay if bot_delay is not None else float(os.environ.get("CIVLITE_BOT_DELAY", "0.8"))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = Store(url)
+        manager = Manager(store, bot_delay=delay, listen=listen)
+        await manager.start()
+        app.state.manager = manager
+        try:
+            yield
+        finally:
+            await manager.stop()
+            store.close()
+
+    app = FastAPI(title="Civ Lite: Ancients", version=str(VERSION), lifespan=lifespan)
+
+    def mgr(request: Request) -> Manager:
+        m: Manager = request.app.state.manager
+        return m
+
+    @app.get("/api/meta")
+    async def meta() -> dict[str, Any]:
+        return {
+            "protocol": VERSION,
+            "cards": [{"name": c.name, "suit": int(c.suit)} for c in CARDS],
+            "suits": [{"index": int(s), "name": s.name.title(), "letter": s.name[0]} for s in SUITS],
+            "rulesets": {k: rules_json(r) for k, r in RULESETS.items()},
+            "bots": list(BOT_LEVELS),
+        }
+
+    @app.post("/api/tables", status_code=201)
+    async def create(spec: CreateTable, request: Request) -> Any:
+        try:
+            info, tokens = await mgr(request).create_table(spec)
+        except ProtocolError as e:
+            return JSONResponse({"code": e.code, "detail": e.message}, status_code=422)
+        out = summary(info)
+        for s, tok in zip(out["seats"], tokens, strict=True):
+            s["invite"] = f"/t/{info.id}#k={tok}" if tok else None
+        out["spectate"] = f"/t/{info.id}"
+        return out
+
+    @app.get("/api/tables")
+    async def tables(request: Request, status: str = "playing") -> list[dict[str, Any]]:
+        m = mgr(request)
+        infos = await asyncio.to_thread(m.store.list_tables, status if status != "all" else None)
+        out = []
+        for info in infos:
+            t = m.tables.get(info.id)
+            out.append(t.summary() if t is not None else summary(info, turn=0))
+        return out
+
+    @app.get("/api/tables/{table_id}")
+    async def table(table_id: str, request: Request) -> dict[str, Any]:
+        t = await mgr(request).get(table_id)
+        if t is None:
+            raise HTTPException(404, f"there is no table {table_id!r}")
+        return t.summary()
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(table_id: str, request: Request) -> dict[str, Any]:
+        """The full game record, once the game is over (before that it would show hidden cards)."""
+        t = await mgr(request).get(table_id)
+        if t is None:
+            raise HTTPException(404, f"there is no table {table_id!r}")
+        if not t.game.is_over:
+            raise HTTPException(409, "the record is published when the game is over")
+        rec: dict[str, Any] = t.game.record().to_json()
+        return rec
+
+    @app.get("/healthz")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.websocket("/ws")
+    async def ws(websocket: WebSocket) -> None:
+        await websocket.accept()
+        m: Manager = websocket.app.state.manager
+        conn = Conn()
+
+        async def writer() -> None:
+            while True:
+                text = await conn.queue.get()
+                if text is None:
+                    with contextlib.suppress(Exception):
+                        await websocket.close()
+                    return
+                await websocket.send_text(text)
+
+        wtask = asyncio.create_task(writer())
+        try:
+            while True:
+                msg = await websocket.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                data = msg.get("text")
+                if data is None:
+                    data = msg.get("bytes") or b""
+                await m.handle(conn, data)
+                if conn.closed:
+                    break
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            m.disconnect(conn)
+            conn.close()
+            wtask.cancel()
+            with contextlib.suppress(BaseException):
+                await wtask
+
+    index = WEB / "index.html"
+
+    @app.get("/")
+    async def root() -> FileResponse:
+        return FileResponse(index)
+
+    @app.get("/t/{table_id}")
+    async def table_page(table_id: str) -> FileResponse:
+        return FileResponse(index)
+
+    app.mount("/static", StaticFiles(directory=WEB), name="static")
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """``uvicorn --factory civlite.server.app:app_from_env`` (settings from the environment)."""
+    return create_app()

@@ -1,0 +1,24 @@
+"""Start the server (used by ``civlite serve`` and ``python -m civlite.server``)."""
+
+from __future__ import annotations
+
+import sys
+
+from .storage import default_db_url, normalize_url
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, bot_delay: float | None = None,
+          log_level: str = "warning") -> None:
+    import uvicorn
+
+    from .app import create_app
+
+    url = db or default_db_url()
+    app = create_app(url, bot_delay=bot_delay)
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+    where = normalize_url(url)
+    if "@" in where:  # hide a password
+        where = where.split("://")[0] + "://…@" + where.rsplit("@", 1)[1]
+    sys.stdout.write(f"Civ Lite server: open http://{shown}:{port}/  (storage: {where})\n")
+    sys.stdout.flush()
+    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_ping_interval=20, ws_ping_timeout=20)

@@ -1,0 +1,582 @@
+"""Table manager: the authoritative games, their seats, bots, clocks and connections.
+
+Every message a connection receives is built here, from ``game.view(seat)`` and
+``event.to_json(seat)`` for that connection's seat (``None`` for a spectator) and
+from public table facts (seat names and kinds, rule numbers, clock). An action
+is applied, then committed to storage, and only then acknowledged and broadcast;
+when storage refuses it the table is rebuilt from storage, so memory never holds
+an action that is not stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..bots import Bot, decide, make_bot
+from ..engine import (
+    Action,
+    ActionFormatError,
+    Event,
+    Game,
+    GameRecord,
+    IllegalActionError,
+    RuleSet,
+    RuleSetError,
+    action_from_json,
+)
+from .protocol import VERSION, ActionMsg, CreateTable, Hello, ProtocolError, error, parse_client
+from .storage import Append, ConflictError, StorageError, Store, TableInfo
+
+log = logging.getLogger("civlite.server")
+
+#: rule sets offered by the lobby (any table may also change victory_ct)
+RULESETS: dict[str, RuleSet] = {
+    "default": RuleSet.default(),
+    "quick": RuleSet.default().with_changes(name="quick", victory_ct=10),
+}
+LOG_TAIL = 400  # log entries sent on (re)connect
+BOT_LEVELS = ("random", "heuristic", "ismcts")
+
+
+def bot_for(spec: str, seed: int | None) -> tuple[Bot, str]:
+    """``make_bot(spec)``, or the random bot when that level is not built yet."""
+    try:
+        return make_bot(spec, seed=seed), spec
+    except ValueError:
+        return make_bot("random", seed=seed), "random"
+
+
+def rules_json(rules: RuleSet) -> dict[str, Any]:
+    """Public rule facts for clients (no cards)."""
+    return {
+        "name": rules.name, "victory_ct": rules.victory_ct, "hand_limit": rules.hand_limit,
+        "hand_size": rules.hand_size, "rise_draw": rules.rise_draw, "meld_ct": rules.meld_ct,
+        "meld_draw": rules.meld_draw,
+        "meld_suits": [int(s) for s in rules.meld_suits], "meld_one_of": [int(s) for s in rules.meld_one_of],
+        "abilities": [{"name": a.name, "suit": int(a.suit), "tier": a.tier, "cards": a.cards, "targets": a.targets,
+                       "text": a.text, "rule": a.rule, "key": a.key} for a in rules.abilities],
+    }
+
+
+class Conn:
+    """One client connection: a queue of outgoing frames (already JSON text)."""
+
+    MAX_QUEUE = 2000
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.table: Table | None = None
+        self.seat: int | None = None
+        self.closed = False
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.send_text(json.dumps(msg, separators=(",", ":")))
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() > self.MAX_QUEUE:  # a client that does not read: drop it
+            self.close()
+            return
+        self.queue.put_nowait(text)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+
+@dataclass(eq=False)
+class Table:
+    info: TableInfo
+    game: Game
+    seq: int = 0
+    log: list[tuple[int, Event]] = field(default_factory=list)
+    client_ids: dict[str, int] = field(default_factory=dict)
+    conns: set[Conn] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    bots: dict[int, Bot] = field(default_factory=dict)
+    task: asyncio.Task[None] | None = None  # the pending bot move or clock
+    deadline: float | None = None  # epoch seconds when the clock runs out
+    task_seq: int = -1
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    def seat_of(self, token: str) -> int | None:
+        for i, s in enumerate(self.info.seats):
+            t = s.get("token")
+            if t and hmac.compare_digest(str(t), token):
+                return i
+        return None
+
+    def connected(self) -> list[bool]:
+        on = {c.seat for c in self.conns if c.seat is not None}
+        return [i in on for i in range(len(self.info.seats))]
+
+    def summary(self) -> dict[str, Any]:
+        return summary(self.info, self.connected(), self.game.turn, self.game.rules)
+
+
+def summary(info: TableInfo, connected: list[bool] | None = None, turn: int = 0,
+            rules: RuleSet | None = None) -> dict[str, Any]:
+    rules = rules or info.ruleset()
+    conn = connected or [False] * len(info.seats)
+    return {
+        "id": info.id, "name": info.name,
+        "seats": [{"seat": i, "name": s.get("name", f"Seat {i + 1}"), "kind": s.get("kind", "human"),
+                   "bot": s.get("bot"), "connected": conn[i] or s.get("kind") == "bot"}
+                  for i, s in enumerate(info.seats)],
+        "rules": rules_json(rules), "clock": info.clock, "status": info.status, "turn": turn,
+        "winner": info.winner, "rematch": info.rematch, "rematch_of": info.rematch_of,
+    }
+
+
+class Committer:
+    """Group commit: appends queued while a transaction runs go into the next one."""
+
+    def __init__(self, store: Store, max_batch: int = 256) -> None:
+        self.store = store
+        self.max_batch = max_batch
+        self.queue: asyncio.Queue[tuple[Append, asyncio.Future[None]]] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self.task:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    async def commit(self, a: Append) -> None:
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait((a, fut))
+        await fut
+
+    async def _run(self) -> None:
+        while True:
+            items = [await self.queue.get()]
+            while len(items) < self.max_batch and not self.queue.empty():
+                items.append(self.queue.get_nowait())
+            batch = [a for a, _ in items]
+            try:
+                await asyncio.to_thread(self.store.append_many, batch)
+            except Exception as e:  # storage down: every item fails
+                for _a, f in items:
+                    if not f.done():
+                        f.set_exception(StorageError(f"storage failed: {e}"))
+                continue
+            for a, f in items:
+                if f.done():
+                    continue
+                if a.error:
+                    f.set_exception(ConflictError(a.error))
+                else:
+                    f.set_result(None)
+
+
+class Manager:
+    """All tables of this server process."""
+
+    def __init__(self, store: Store, bot_delay: float = 0.8, listen: bool | None = None,
+                 clock_bot: str = "heuristic") -> None:
+        self.store = store
+        self.bot_delay = bot_delay
+        self.clock_bot = clock_bot
+        self.tables: dict[str, Table] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self.committer = Committer(store)
+        self.listen = store.is_postgres if listen is None else listen
+        self._stop: Any = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.on_frame: Callable[[Conn, dict[str, Any]], None] | None = None  # tests
+
+    # -- life cycle -----------------------------------------------------------------
+    async def start(self) -> None:
+        import threading
+
+        self.loop = asyncio.get_running_loop()
+        self.committer.start()
+        if self.listen:
+            self._stop = threading.Event()
+            self.store.listen(self._notified, self._stop)
+
+    async def stop(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+        for t in self.tables.values():
+            if t.task:
+                t.task.cancel()
+            for c in list(t.conns):
+                c.close()
+        await self.committer.stop()
+
+    # -- tables ---------------------------------------------------------------------
+    async def create_table(self, spec: CreateTable) -> tuple[TableInfo, list[str | None]]:
+        if spec.rules not in RULESETS:
+            raise ProtocolError("bad_rules", f"unknown rule set {spec.rules!r}; the rule sets are: {', '.join(RULESETS)}")
+        rules = RULESETS[spec.rules]
+        try:
+            if spec.victory_ct is not None and spec.victory_ct != rules.victory_ct:
+                rules = rules.with_changes(victory_ct=spec.victory_ct)
+        except RuleSetError as e:
+            raise ProtocolError("bad_rules", str(e)) from None
+        seats: list[dict[str, Any]] = []
+        tokens: list[str | None] = []
+        humans = bots = 0
+        for i, s in enumerate(spec.seats):
+            if s.kind == "bot":
+                bots += 1
+                level = (s.bot or "random").strip()
+                try:
+                    make_bot(level, seed=0)
+                except ValueError as e:
+                    if level.split(":")[0] not in BOT_LEVELS:
+                        raise ProtocolError("bad_bot", f"seat {i}: {e}") from None
+                seats.append({"kind": "bot", "bot": level, "name": s.name or f"Bot {bots} ({level.split(':')[0]})"})
+                tokens.append(None)
+            else:
+                humans += 1
+                tok = secrets.token_urlsafe(18)
+                seats.append({"kind": "human", "bot": None, "name": s.name or f"Player {humans}", "token": tok})
+                tokens.append(tok)
+        seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
+        info = await asyncio.to_thread(
+            self.store.create_table, id=secrets.token_urlsafe(6).replace("-", "x").replace("_", "y"),
+            name=spec.name or f"{len(seats)}-seat table", rules=rules.to_dict(), seed=seed, seats=seats,
+            clock=spec.clock)
+        table = await self.get(info.id)
+        assert table is not None
+        return info, tokens
+
+    async def get(self, table_id: str) -> Table | None:
+        t = self.tables.get(table_id)
+        if t is not None:
+            return t
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            t = self.tables.get(table_id)
+            if t is not None:
+                return t
+            t = await asyncio.to_thread(self._load, table_id)
+            if t is None:
+                return None
+            self.tables[table_id] = t
+            self._schedule(t)
+            return t
+
+    def _load(self, table_id: str) -> Table | None:
+        info = self.store.get_table(table_id)
+        if info is None:
+            return None
+        acts = self.store.load_actions(table_id)
+        rec = GameRecord(rules=info.ruleset(), seed=info.seed, players=tuple(s["name"] for s in info.seats),
+                         first=info.first, actions=())
+        game = rec.initial()
+        t = Table(info=info, game=game)
+        for a in acts:
+            ev = game.apply(action_from_json(a.action))
+            t.log.extend((a.seq, e) for e in ev)
+            t.seq = a.seq
+            if a.client_id:
+                t.client_ids[a.client_id] = a.seq
+        for i, s in enumerate(info.seats):
+            if s.get("kind") == "bot":
+                t.bots[i], _ = bot_for(str(s.get("bot") or "random"), info.seed * 10 + i)
+        return t
+
+    async def _reload(self, t: Table) -> None:
+        """Rebuild a table from storage (after a conflict or a storage error); resend everyone's state."""
+        fresh = await asyncio.to_thread(self._load, t.id)
+        if fresh is None:
+            return
+        t.info, t.game, t.seq, t.log, t.client_ids, t.bots = (fresh.info, fresh.game, fresh.seq, fresh.log,
+                                                              fresh.client_ids, fresh.bots)
+        for c in list(t.conns):
+            c.send(self.welcome(t, c.seat))
+
+    # -- messages -------------------------------------------------------------------
+    def clock_json(self, t: Table) -> dict[str, Any] | None:
+        if t.deadline is None or t.game.pending is None:
+            return None
+        return {"seat": t.game.pending.player, "deadline": int(t.deadline * 1000), "seconds": t.info.clock}
+
+    def welcome(self, t: Table, seat: int | None) -> dict[str, Any]:
+        g = t.game
+        return {
+            "v": VERSION, "type": "welcome", "seat": seat, "table": t.summary(), "seq": t.seq,
+            "state": g.view(seat).to_json(),
+            "log": [dict(e.to_json(seat), seq=s) for s, e in t.log[-LOG_TAIL:]],
+            "clock": self.clock_json(t),
+        }
+
+    def _broadcast_update(self, t: Table, seq: int, events: list[Event], seat: int, via: str) -> None:
+        built: dict[int | None, str] = {}
+        clock = self.clock_json(t)
+        for c in list(t.conns):
+            text = built.get(c.seat)
+            if text is None:
+                msg = {"v": VERSION, "type": "update", "seq": seq, "by": {"seat": seat, "via": via},
+                       "events": [dict(e.to_json(c.seat), seq=seq) for e in events],
+                       "state": t.game.view(c.seat).to_json(), "clock": clock}
+                text = built[c.seat] = json.dumps(msg, separators=(",", ":"))
+            c.send_text(text)
+            if self.on_frame is not None:
+                self.on_frame(c, json.loads(text))
+
+    def _broadcast(self, t: Table, msg: dict[str, Any]) -> None:
+        text = json.dumps(msg, separators=(",", ":"))
+        for c in list(t.conns):
+            c.send_text(text)
+
+    def _presence(self, t: Table) -> None:
+        self._broadcast(t, {"v": VERSION, "type": "presence", "connected": t.connected()})
+
+    # -- client messages ------------------------------------------------------------
+    async def handle(self, conn: Conn, raw: str | bytes) -> None:
+        """One frame from a client; every problem becomes an error reply, never an exception."""
+        try:
+            msg = parse_client(raw)
+        except ProtocolError as e:
+            conn.send(error(e.code, e.message))
+            return
+        try:
+            if msg.type == "hello":
+                await self.hello(conn, msg)
+            elif msg.type == "action":
+                await self.action(conn, msg)
+            elif msg.type == "rematch":
+                await self.rematch(conn)
+            else:
+                conn.send({"v": VERSION, "type": "pong", "t": int(time.time() * 1000)})
+        except ProtocolError as e:
+            conn.send(error(e.code, e.message, getattr(msg, "id", None)))
+        except Exception as e:  # never drop a connection over a server bug
+            log.exception("error handling a message")
+            conn.send(error("server", f"internal error: {type(e).__name__}", getattr(msg, "id", None)))
+
+    async def hello(self, conn: Conn, msg: Hello) -> None:
+        t = await self.get(msg.table)
+        if t is None:
+            raise ProtocolError("no_table", f"there is no table {msg.table!r}")
+        seat: int | None = None
+        if msg.token is not None:
+            seat = t.seat_of(msg.token)
+            if seat is None:
+                raise ProtocolError("bad_token", "this seat token is not valid for this table (ask for a new invite link)")
+        self.disconnect(conn)
+        async with t.lock:
+            conn.table, conn.seat = t, seat
+            t.conns.add(conn)
+            w = self.welcome(t, seat)
+            conn.send(w)
+            if self.on_frame is not None:
+                self.on_frame(conn, w)
+        self._presence(t)
+
+    def disconnect(self, conn: Conn) -> None:
+        t = conn.table
+        if t is not None:
+            t.conns.discard(conn)
+            conn.table = None
+            conn.seat = None
+            self._presence(t)
+
+    async def action(self, conn: Conn, msg: ActionMsg) -> None:
+        t = conn.table
+        if t is None:
+            raise ProtocolError("no_hello", "say hello with a table and a seat token first")
+        seat = conn.seat
+        if seat is None:
+            raise ProtocolError("spectator", "a spectator cannot play: use a seat's invite link")
+        try:
+            raw = dict(msg.action)
+            if raw.get("player") is not None and raw.get("player") != seat:
+                raise ProtocolError("wrong_seat", f"you hold seat {seat}, not seat {raw.get('player')}")
+            raw["player"] = seat
+            action = action_from_json(raw)
+        except ActionFormatError as e:
+            raise ProtocolError("bad_action", str(e)) from None
+        await self.submit(t, seat, action, client_id=msg.id, by="human", conn=conn)
+
+    async def submit(self, t: Table, seat: int, action: Action, client_id: str | None, by: str,
+                     conn: Conn | None = None, expect_seq: int | None = None) -> int | None:
+        """Apply, commit, acknowledge, broadcast. Returns the action's number (None if skipped)."""
+        async with t.lock:
+            if expect_seq is not None and t.seq != expect_seq:
+                return None  # a bot or clock move made stale by another move
+            if client_id is not None and client_id in t.client_ids:
+                if conn is not None:
+                    conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": t.client_ids[client_id],
+                               "duplicate": True})
+                return t.client_ids[client_id]
+            g = t.game
+            if g.is_over:
+                raise ProtocolError("game_over", "the game is over: no more decisions are taken")
+            pending = g.pending
+            assert pending is not None
+            if pending.player != seat:
+                raise ProtocolError("not_your_turn",
+                                    f"seat {seat} may not decide now: the pending decision is seat {pending.player}'s {pending.kind}")
+            try:
+                events = g.apply(action)
+            except IllegalActionError as e:
+                raise ProtocolError("illegal", str(e)) from None
+            seq = t.seq + 1
+            a = Append(t.id, seq, seat, action.to_json(), client_id, by, over=g.is_over, winner=g.winner)
+            try:
+                await self.committer.commit(a)
+            except ConflictError:
+                await self._reload(t)
+                if client_id is not None and client_id in t.client_ids:
+                    if conn is not None:
+                        conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": t.client_ids[client_id],
+                                   "duplicate": True})
+                    return t.client_ids[client_id]
+                raise ProtocolError("conflict", "another move was made first; your view has been refreshed") from None
+            except StorageError as e:
+                await self._reload(t)
+                raise ProtocolError("storage", f"the move could not be stored, nothing changed: {e}") from None
+            t.seq = seq
+            t.log.extend((seq, e) for e in events)
+            if client_id is not None:
+                t.client_ids[client_id] = seq
+            if g.is_over:
+                t.info = _with(t.info, status="over", winner=g.winner, num_actions=seq)
+            if conn is not None and client_id is not None:
+                conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": seq, "duplicate": False})
+            self._schedule(t, broadcast_first=(seq, events, seat, by))
+            return seq
+
+    # -- bots and clocks -------------------------------------------------------------
+    def _schedule(self, t: Table, broadcast_first: tuple[int, list[Event], int, str] | None = None) -> None:
+        """After a change: set the clock (so the update carries it), broadcast, start the next bot/clock."""
+        if t.task is not None and t.task_seq != t.seq:
+            t.task.cancel()
+            t.task = None
+        g = t.game
+        if t.task is None:
+            t.deadline = None
+        pending = g.pending
+        if pending is not None and t.task is None:
+            seat = pending.player
+            kind = t.info.seats[seat].get("kind")
+            if kind == "bot":
+                delay = self.bot_delay * random.uniform(0.6, 1.4) if self.bot_delay > 0 else 0.0
+                t.task = asyncio.create_task(self._bot_move(t, seat, t.seq, delay))
+                t.task_seq = t.seq
+            elif t.info.clock:
+                t.deadline = time.time() + t.info.clock
+                t.task = asyncio.create_task(self._clock(t, seat, t.seq, float(t.info.clock)))
+                t.task_seq = t.seq
+        if broadcast_first is not None:
+            self._broadcast_update(t, *broadcast_first)
+
+    async def _bot_move(self, t: Table, seat: int, seq: int, delay: float) -> None:
+        try:
+            await asyncio.sleep(delay)
+            if t.seq != seq or t.game.to_move != seat:
+                return
+            bot = t.bots.get(seat) or bot_for("random", None)[0]
+            if bot.name == "random":
+                action = decide(bot, t.game)
+            else:
+                snapshot = t.game.clone()
+                action = await asyncio.to_thread(decide, bot, snapshot)
+            t.task = None
+            await self.submit(t, seat, action, client_id=None, by="bot", expect_seq=seq)
+        except asyncio.CancelledError:
+            raise
+        except ProtocolError as e:
+            log.warning("bot move refused on table %s: %s", t.id, e)
+        except Exception:
+            log.exception("bot move failed on table %s", t.id)
+
+    async def _clock(self, t: Table, seat: int, seq: int, seconds: float) -> None:
+        try:
+            await asyncio.sleep(seconds)
+            if t.seq != seq or t.game.to_move != seat:
+                return
+            bot, level = bot_for(self.clock_bot, None)
+            action = decide(bot, t.game.clone())
+            self._broadcast(t, {"v": VERSION, "type": "notice", "kind": "clock", "seat": seat,
+                                "text": f"seat {seat}'s clock ran out: the {level} bot decided for it"})
+            t.task = None
+            await self.submit(t, seat, action, client_id=None, by="clock", expect_seq=seq)
+        except asyncio.CancelledError:
+            raise
+        except ProtocolError as e:
+            log.warning("clock move refused on table %s: %s", t.id, e)
+        except Exception:
+            log.exception("clock move failed on table %s", t.id)
+
+    # -- rematch --------------------------------------------------------------------
+    async def rematch(self, conn: Conn) -> None:
+        t = conn.table
+        if t is None:
+            raise ProtocolError("no_hello", "say hello with a table and a seat token first")
+        if conn.seat is None:
+            raise ProtocolError("spectator", "only a seated player can ask for a rematch")
+        if not t.game.is_over:
+            raise ProtocolError("not_over", "a rematch can start only when the game is over")
+        async with t.lock:
+            if t.info.rematch is None:
+                info = t.info
+                new_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
+                await asyncio.to_thread(
+                    self.store.create_table, id=new_id, name=info.name, rules=info.rules,
+                    seed=secrets.randbelow(2**31), seats=info.seats, clock=info.clock,
+                    first=(info.first + 1) % len(info.seats), rematch_of=info.id)
+                got = await asyncio.to_thread(self.store.set_rematch, info.id, new_id)
+                t.info = _with(info, rematch=got)
+            self._broadcast(t, {"v": VERSION, "type": "rematch", "table": t.info.rematch})
+
+    # -- other processes (PostgreSQL NOTIFY) ------------------------------------------
+    def _notified(self, table_id: str, seq: int) -> None:
+        loop = self.loop
+        if loop is None or table_id not in self.tables:
+            return
+        loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.catch_up(table_id, seq)))
+
+    async def catch_up(self, table_id: str, seq: int) -> None:
+        t = self.tables.get(table_id)
+        if t is None or t.seq >= seq:
+            return
+        async with t.lock:
+            if t.seq >= seq:
+                return
+            acts = await asyncio.to_thread(self.store.load_actions, table_id, t.seq)
+            for a in acts:
+                if a.seq != t.seq + 1:
+                    break
+                try:
+                    events = t.game.apply(action_from_json(a.action))
+                except (IllegalActionError, ActionFormatError):
+                    await self._reload(t)
+                    return
+                t.seq = a.seq
+                t.log.extend((a.seq, e) for e in events)
+                if a.client_id:
+                    t.client_ids[a.client_id] = a.seq
+                if t.game.is_over:
+                    t.info = _with(t.info, status="over", winner=t.game.winner, num_actions=a.seq)
+                self._schedule(t, broadcast_first=(a.seq, events, a.seat, a.by))
+
+
+def _with(info: TableInfo, **changes: Any) -> TableInfo:
+    from dataclasses import replace
+
+    return replace(info, **changes)
