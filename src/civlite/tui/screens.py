@@ -17,7 +17,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Markdown, Select, Static
 
 from ..engine import GameRecord, IllegalActionError, RecordError, RuleSet, RuleSetError
-from .session import BOT_LEVELS, HUMAN, Replay, SeatSpec, Session, choices_for, is_discard_kind
+from .session import BOT_LEVELS, HUMAN, Replay, SeatSpec, Session, choices_for, event_line, is_discard_kind
 from .widgets import (
     DecisionPanel,
     LogPanel,
@@ -405,7 +405,7 @@ class TableScreen(Screen[None]):
     def _log_events(self, events: list[Any]) -> None:
         log = self.query_one(LogPanel)
         for e in events:
-            log.add_line(e.describe(self.viewer))
+            log.add_line(event_line(e, self.viewer))
 
     @work(exclusive=True, group="bots")
     async def run_bots(self) -> None:

@@ -93,6 +93,14 @@ class Choice:
     key: str = ""  # a stable id, for tests: "pass", "basic:W", "advanced:M>2", "take:Greeks", "meld:D", "build"
 
 
+def event_line(event: Event, seat: int | None) -> str:
+    """One log line as ``seat`` may read it; ``None`` is a spectator (public facts only).
+
+    (``Event.describe(None)`` is the whole truth, so the event is redacted first.)
+    """
+    return event.for_seat(seat).describe(seat)
+
+
 def hand_by_suit(hand: Sequence[Card]) -> dict[Suit, list[Card]]:
     out: dict[Suit, list[Card]] = {}
     for c in sorted(hand):
@@ -277,7 +285,7 @@ class Session:
 
     def log_lines(self, seat: int | None) -> list[str]:
         """The log as ``seat`` may read it (its redacted view of every event)."""
-        return [e.describe(seat) for e in self.events]
+        return [event_line(e, seat) for e in self.events]
 
     # -- playing ---------------------------------------------------------------
     def apply(self, action: Action) -> list[Event]:
@@ -338,7 +346,7 @@ class Replay:
         self.step = max(0, min(self.last, step))
 
     def log_lines(self, seat: int | None) -> list[str]:
-        return [e.describe(seat) for evs in self.events[: self.step + 1] for e in evs]
+        return [event_line(e, seat) for evs in self.events[: self.step + 1] for e in evs]
 
     def action_text(self) -> str:
         if self.step == 0:

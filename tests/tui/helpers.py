@@ -1,0 +1,74 @@
+"""Shared helpers for the terminal app's tests."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from textual.pilot import Pilot
+
+from civlite.engine import Game, RuleSet
+from civlite.tui import CivliteApp, SeatSpec, Session
+
+SIZE = (120, 40)
+FAST = RuleSet.default().with_changes(victory_ct=6)
+
+
+def run_async(fn: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async test on its own event loop (no pytest plugin needed)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(fn(*args, **kwargs))
+
+    return wrapper
+
+
+def screen_text(app: CivliteApp | Any) -> str:
+    """What the terminal shows now, as plain text."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join(s.text.rstrip() for s in strips)
+
+
+async def settle(pilot: Pilot[Any], session: Session, limit: int = 5000) -> None:
+    """Let the bots play until a human decides or the game is over."""
+    await pilot.pause()
+    for _ in range(limit):
+        p = session.to_move
+        if p is None or not session.is_bot(p):
+            break
+        await pilot.pause()
+    await pilot.pause()
+
+
+def session_at(state: dict[str, Any], seats: list[SeatSpec], rules: RuleSet | None = None) -> Session:
+    game = Game.from_position(state, rules or RuleSet.default(), 7, [s.record_name(i) for i, s in enumerate(seats)])
+    return Session(game, seats)
+
+
+MELD_HAND = ["Greeks", "Romans", "Moses", "Sphinx", "Religion", "Spearmen", "Granaries", "Tribute", "Flood"]
+
+
+def meld_state(hand: list[str] | None = None) -> dict[str, Any]:
+    """Seat 0 in its meld phase holding the cards for a meld (and 9 cards: a fall discard follows a pass)."""
+    return {
+        "active": 0, "phase": "meld",
+        "players": [{"hand": hand or MELD_HAND, "ct": 0},
+                    {"hand": ["Celts", "Goths", "Huns"], "ct": 1}],
+        "deck": ["Persians", "Hittites", "Babylonians", "Caesar", "Homer", "Pantheon", "Laws", "Legion",
+                 "Roads", "Peace", "Famine"],
+        "discard": ["Minoans", "Coliseum"],
+    }
+
+
+def action_state() -> dict[str, Any]:
+    """Seat 0 in its action phase with a Leader (Vision), two Wonders and a Military."""
+    return {
+        "active": 0, "phase": "action",
+        "players": [{"hand": ["Moses", "Sphinx", "Pantheon", "Spearmen", "Religion"], "ct": 2},
+                    {"hand": ["Celts", "Goths", "Huns", "Flood"], "ct": 3}],
+        "deck": ["Persians", "Hittites", "Babylonians", "Caesar", "Homer", "Laws", "Legion", "Roads", "Peace"],
+        "discard": ["Minoans", "Coliseum"],
+    }

@@ -1,0 +1,290 @@
+"""The Textual app driven with Pilot: keys and clicks, bots, hot-seat, saving, replays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Button, OptionList, SelectionList
+
+from civlite.engine import Card, GameRecord, Meld
+from civlite.tui import CivliteApp, Replay, ReplayApp, SeatSpec, Session
+from civlite.tui.screens import HelpScreen, PassScreen, ReplayScreen, SetupScreen, TableScreen
+from civlite.tui.widgets import DecisionPanel
+
+from .helpers import FAST, SIZE, action_state, meld_state, run_async, screen_text, session_at, settle
+
+
+def panel(app: CivliteApp) -> DecisionPanel:
+    return app.table.query_one(DecisionPanel)
+
+
+@run_async
+async def test_full_game_against_bots_to_the_end(tmp_path: Path) -> None:
+    """A human (keys only) against a random and a heuristic bot, to the end of the game."""
+    save = tmp_path / "full.json"
+    s = Session.new([SeatSpec("human", "ann"), SeatSpec("random"), SeatSpec("heuristic")],
+                    rules=FAST, seed=3, save_path=save)
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(400):
+            await settle(pilot, s)
+            if s.game.is_over:
+                break
+            dp = panel(app)
+            assert s.to_move == 0 and dp.mode in ("choices", "discard")
+            if dp.mode == "choices":
+                # the last choice: an ability when there is one (the choice list has the focus)
+                assert isinstance(app.focused, OptionList)
+                await pilot.press("end", "enter")
+            else:
+                for _ in range(s.game.pending.count):  # type: ignore[union-attr]
+                    await pilot.press("space", "down")
+                await pilot.press("c")
+        assert s.game.is_over
+        await pilot.pause()
+        assert panel(app).mode == "over"
+        text = screen_text(app)
+        assert "Game over" in text and f"seat {s.game.winner}" in text
+    # the autosaved record replays to the same end
+    game = GameRecord.load(save).replay()
+    assert game.is_over and game.winner == s.game.winner and game.state_json() == s.game.state_json()
+
+
+@run_async
+async def test_number_keys_and_mouse_answer_the_decision() -> None:
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        dp = panel(app)
+        keys = [c.key for c in dp.choices]
+        vision = keys.index("basic:L")
+        await pilot.press(str(vision + 1))  # Vision by its number
+        await pilot.pause()
+        assert s.game.pending is not None and s.game.pending.kind == "vision"
+        assert dp.mode == "choices" and all(c.key.startswith("take:") for c in dp.choices)
+        # take a card with the mouse: click the first option
+        await pilot.click(OptionList, offset=(4, 0))
+        await pilot.pause()
+        assert s.game.pending is not None and s.game.pending.kind == "meld"
+        assert "Vision: seat 0 took" in screen_text(app)
+        await pilot.press("p")  # pass the meld
+        await settle(pilot, s)
+        assert s.game.turn == 2 or s.to_move == 0
+
+
+@run_async
+async def test_discard_picker_takes_exactly_the_count() -> None:
+    s = session_at(meld_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("p")  # no meld: 9 cards, so 2 must go (R4.4)
+        await pilot.pause()
+        dp = panel(app)
+        assert dp.mode == "discard" and s.game.pending is not None and s.game.pending.kind == "fall_discard"
+        assert isinstance(app.focused, SelectionList)
+        confirm = dp.query_one("#confirm", Button)
+        assert confirm.disabled
+        await pilot.press("space")
+        await pilot.press("c")  # one card only: refused
+        await pilot.pause()
+        assert s.game.pending.kind == "fall_discard"
+        assert "pick 1 more card" in screen_text(app)
+        await pilot.press("down", "space", "down", "space")  # three: still refused
+        await pilot.press("c")
+        assert s.game.pending.kind == "fall_discard"
+        await pilot.press("space")  # unpick the third
+        assert not confirm.disabled
+        hand = sorted(s.view(0).hand)
+        await pilot.press("c")
+        await settle(pilot, s)
+        discarded = s.game.actions[-1] if s.to_move == 1 else next(
+            a for a in reversed(s.game.actions) if a.do == "discard")
+        assert discarded.to_json()["cards"] == [c.name for c in hand[:2]]
+
+
+@run_async
+async def test_meld_builder() -> None:
+    s = session_at(meld_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        await pilot.pause()
+        dp = panel(app)
+        assert dp.mode == "meld"
+        await pilot.press("escape")
+        assert dp.mode == "choices"
+        await pilot.press("m")
+        want = {"Romans", "Moses", "Sphinx", "Religion", "Spearmen", "Granaries", "Flood"}
+        hand = sorted(s.view(0).hand)
+        for c in hand:
+            if c.name in want:
+                await pilot.press("space")
+            await pilot.press("down")
+        await pilot.pause()
+        assert "+5 CT" in screen_text(app)
+        await pilot.press("c")
+        await pilot.pause()
+        assert Meld([Card(n) for n in want]) in s.game.actions
+        assert s.game.ct[0] == 5
+
+
+@run_async
+async def test_quick_meld_choice_and_illegal_actions_are_refused() -> None:
+    s = session_at(meld_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.table
+        assert not table.play(Card("Greeks") and Meld([Card("Greeks")]))  # an illegal meld changes nothing
+        assert s.game.pending is not None and s.game.pending.kind == "meld" and s.game.ct[0] == 0
+        await pilot.press("2")  # "Meld with a Disaster"
+        await pilot.pause()
+        assert s.game.ct[0] == 5
+
+
+@run_async
+async def test_hot_seat_hides_hands_between_humans() -> None:
+    s = Session.new([SeatSpec("human", "ann"), SeatSpec("human", "bob")], seed=4)
+    names = {c.name for seat in (0, 1) for c in s.game.hand(seat)}
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, PassScreen) and app.screen.seat == 0
+        text = screen_text(app)
+        assert "Pass to seat 0 (ann)" in text
+        assert not any(n in text for n in names)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.table.viewer == 0
+        text = screen_text(app)
+        assert any(c.name in text for c in s.game.hand(0))
+        assert not any(c.name in text for c in s.game.hand(1))
+        await pilot.press("p", "p")  # pass action and meld (7 cards: no fall discard)
+        await pilot.pause()
+        assert isinstance(app.screen, PassScreen) and app.screen.seat == 1
+        text = screen_text(app)
+        assert not any(c.name in text for seat in (0, 1) for c in s.game.hand(seat))
+        await pilot.click("#ready")
+        await pilot.pause()
+        assert app.table.viewer == 1
+        text = screen_text(app)
+        assert any(c.name in text for c in s.game.hand(1))
+        assert not any(c.name in text for c in s.game.hand(0))
+
+
+@run_async
+async def test_spectator_table_for_bots_only() -> None:
+    s = Session.new([SeatSpec("random"), SeatSpec("heuristic")], rules=FAST, seed=9)
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, s)
+        assert s.game.is_over and app.table.viewer is None
+        text = screen_text(app)
+        assert "spectator" in text
+        drawn = [e for e in s.events if e.kind == "draw" and e.secret]
+        assert not any(f"({', '.join(Card.from_id(c).name for c in e.secret)})" in text for e in drawn)
+
+
+@run_async
+async def test_setup_screen_starts_a_game() -> None:
+    app = CivliteApp(delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        app.screen.query_one("#rules").value = "/no/such/rules.toml"  # type: ignore[attr-defined]
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        assert "cannot read rule-set file" in screen_text(app)
+        app.screen.query_one("#rules").value = ""  # type: ignore[attr-defined]
+        app.screen.query_one("#seed").value = "12"  # type: ignore[attr-defined]
+        app.screen.query_one("#num-seats").value = 2  # type: ignore[attr-defined]
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        s = app.session
+        assert s is not None and s.game.num_players == 2 and s.game.seed == 12
+        assert [sp.kind for sp in s.seats] == ["human", "random"] and s.seats[0].name == "you"
+
+
+@run_async
+async def test_setup_screen_resumes_a_saved_game(tmp_path: Path) -> None:
+    path = tmp_path / "saved.json"
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("heuristic")])
+    s.apply(s.game.legal_actions()[0])
+    s.save(path)
+    app = CivliteApp(delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+r")  # nothing named yet
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        app.screen.query_one("#resume").value = str(path)  # type: ignore[attr-defined]
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert app.session is not None
+        assert app.session.game.actions == s.game.actions
+        assert app.session.seats[1].kind == "heuristic"
+
+
+@run_async
+async def test_help_speed_and_save(tmp_path: Path, monkeypatch: object) -> None:
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0.6)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        assert "meld builder" in text and "R1 Components" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        await pilot.press("minus")
+        assert app.delay == 1.0
+        await pilot.press("plus", "plus", "plus")
+        assert app.delay == 0.1
+        s.save_path = tmp_path / "g.json"
+        await pilot.press("s")
+        await pilot.pause()
+        assert GameRecord.load(tmp_path / "g.json").actions == s.game.actions
+
+
+@run_async
+async def test_replay_steps_forward_and_back(tmp_path: Path) -> None:
+    path = tmp_path / "r.json"
+    s = Session.new([SeatSpec("random"), SeatSpec("heuristic")], rules=FAST, seed=2)
+    while s.to_move is not None:
+        s.apply(s.bot_action())
+    s.save(path)
+    r = Replay.load(path)
+    app = ReplayApp(r)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        assert r.step == 0 and "Step 0 of" in screen_text(app)
+        await pilot.press("right", "right", "n")
+        assert r.step == 3
+        await pilot.press("left")
+        assert r.step == 2
+        turn = r.game.turn
+        await pilot.press("t")
+        assert r.game.turn == turn + 1 and r.games[r.step - 1].turn == turn
+        await pilot.press("end")
+        await pilot.pause()
+        assert r.step == r.last and "Game over" in screen_text(app)
+        await pilot.press("v")  # as seat 0: its hand is shown
+        await pilot.pause()
+        assert app.screen.viewer == 0  # type: ignore[attr-defined]
+        text = screen_text(app)
+        assert all(c.name in text for c in r.game.hand(0))
+        await pilot.press("v", "v")
+        assert app.screen.viewer is None  # type: ignore[attr-defined]
+        await pilot.press("home")
+        assert r.step == 0

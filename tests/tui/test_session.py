@@ -1,0 +1,147 @@
+"""The table's logic without Textual: choices, pickers, seats, saving and replays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from civlite.engine import Advanced, Basic, Card, Discard, Meld, Pass, Take
+from civlite.tui import SeatSpec, Session, choices_for, parse_seats
+from civlite.tui.session import Replay, ability_lines, check_discard, check_meld
+
+from .helpers import FAST, action_state, meld_state, session_at
+
+HUMAN_BOT = [SeatSpec("human", "ann"), SeatSpec("random")]
+
+
+def test_parse_seats() -> None:
+    seats = parse_seats("human, Bob, random, heuristic, ismcts:iterations=50, bot:random")
+    assert [s.kind for s in seats] == ["human", "human", "random", "heuristic", "ismcts:iterations=50", "random"]
+    assert seats[1].name == "Bob"
+    assert seats[1].record_name(1) == "Bob" and seats[0].record_name(0) == "seat 0"
+    assert SeatSpec.from_record_name(seats[3].record_name(3)) == SeatSpec("heuristic")
+    assert SeatSpec.from_record_name("Ann") == SeatSpec("human", "Ann")
+
+
+def test_action_choices_come_from_the_view() -> None:
+    s = session_at(action_state(), HUMAN_BOT)
+    view = s.view(0)
+    choices = choices_for(view)
+    keys = [c.key for c in choices]
+    assert keys[0] == "pass" and choices[0].action == Pass()
+    assert "basic:L" in keys and "basic:W" in keys and "basic:M>1" in keys and "advanced:W" not in keys
+    by_key = {c.key: c.action for c in choices}
+    assert by_key["basic:M>1"] == Basic([Card("Spearmen")], 1)
+    assert by_key["basic:A"] == Basic([Card("Religion")])
+    # every offered action is legal
+    for c in choices:
+        assert c.action is not None and s.game.is_legal(c.action)
+    # the other seat has no choices now
+    assert choices_for(s.view(1)) == []
+    assert choices_for(s.view(None)) == []
+
+
+def test_ability_lines_mark_what_can_be_activated() -> None:
+    s = session_at(action_state(), HUMAN_BOT)
+    lines = {name.split(" [")[0]: (ok, now, text) for ok, now, _, name, text in ability_lines(s.view(0))}
+    assert lines["Greatness"][:2] == (True, True)
+    assert lines["Golden Age"][:2] == (False, False)
+    assert lines["Raid"][2] == "take 1 card at random from the opponent's hand"
+    lines1 = {name.split(" [")[0]: (ok, now) for ok, now, _, name, _ in ability_lines(s.view(1))}
+    assert lines1["Setback"] == (True, False)  # affordable, but not seat 1's action phase
+
+
+def test_vision_choices_one_per_suit() -> None:
+    s = session_at(action_state(), HUMAN_BOT)
+    s.apply(Basic([Card("Moses")]))
+    assert s.game.pending is not None and s.game.pending.kind == "vision"
+    choices = choices_for(s.view(0))
+    assert choices and all(isinstance(c.action, Take) for c in choices)
+    assert len({c.key for c in choices}) == len(choices)
+    s.apply(next(c.action for c in choices if c.key == "take:C" and c.action is not None))
+    assert s.game.pending is not None and s.game.pending.kind == "meld"
+
+
+def test_meld_choices_and_builder_check() -> None:
+    s = session_at(meld_state(), HUMAN_BOT)
+    view = s.view(0)
+    keys = [c.key for c in choices_for(view)]
+    assert keys == ["pass", "meld:D", "meld:X", "build"]
+    good = [Card(n) for n in ["Greeks", "Moses", "Sphinx", "Religion", "Spearmen", "Granaries", "Tribute"]]
+    action, text = check_meld(view, good)
+    assert action == Meld(good) and "+5 CT" in text
+    action, text = check_meld(view, good[:-1])
+    assert action is None and "one of D/X" in text
+    action, text = check_meld(view, [*good, Card("Flood")])
+    assert action is None and "one card of each suit" in text
+    action, text = check_meld(view, [*good[:-2], Card("Romans"), Card("Tribute")])
+    assert action is None and "needs B" in text
+
+
+def test_discard_check_needs_exactly_the_count() -> None:
+    s = session_at(meld_state(), HUMAN_BOT)
+    s.apply(Pass())
+    view = s.view(0)
+    assert view.pending is not None and view.pending.kind == "fall_discard" and view.pending.count == 2
+    assert check_discard(view, [Card("Greeks")])[0] is None
+    assert check_discard(view, [Card("Greeks"), Card("Romans"), Card("Flood")])[0] is None
+    action, _ = check_discard(view, [Card("Greeks"), Card("Romans")])
+    assert action == Discard([Card("Greeks"), Card("Romans")])
+    assert s.game.is_legal(action)
+
+
+def test_unknown_bot_level_falls_back_to_random() -> None:
+    s = Session.new([SeatSpec("human"), SeatSpec("no-such-level")], seed=1)
+    assert s.notices and "random bot instead" in s.notices[0]
+    assert type(s.bots[1]).__name__ == "RandomBot"
+
+
+def test_log_is_redacted_for_each_seat() -> None:
+    s = Session.new(HUMAN_BOT, seed=5)
+    while s.to_move is not None and len(s.events) < 40:
+        if s.is_bot(s.to_move):
+            s.apply(s.bot_action())
+        else:
+            view = s.view(s.to_move)
+            ch = choices_for(view)
+            s.apply(ch[-1].action if ch and ch[-1].action else check_discard(view, view.hand[: view.pending.count])[0]  # type: ignore[union-attr]
+                    or Pass())
+    assert s.log_lines(0) == [e.describe(0) for e in s.events]
+    assert s.log_lines(None) == [e.public.describe() for e in s.events]
+    hidden = [(e, seat) for e in s.events if e.secret for seat in (0, 1, None) if seat not in e.seen_by]
+    assert hidden, "the game should have had a secret draw by now"
+    for e, seat in hidden:
+        line = s.log_lines(seat)[s.events.index(e)]
+        assert not any(Card.from_id(c).name in line for c in e.secret if c not in e.cards)
+
+
+def test_save_resume_and_replay(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    s = Session.new([SeatSpec("human", "ann"), SeatSpec("heuristic")], rules=FAST, seed=11, save_path=path)
+    for _ in range(6):
+        if s.is_bot(s.to_move):
+            s.apply(s.bot_action())
+        else:
+            s.apply(Pass())
+    assert path.exists()
+    again = Session.resume(path)
+    assert again.game.state_json() == s.game.state_json()
+    assert [sp.kind for sp in again.seats] == ["human", "heuristic"] and again.seats[0].name == "ann"
+    assert again.events == s.events
+    assert again.save_path == path
+    r = Replay.load(path)
+    assert r.last == len(s.game.actions)
+    r.go(r.last + 10)
+    assert r.step == r.last and r.game.state_json() == s.game.state_json()
+    r.go(-3)
+    assert r.step == 0 and r.action_text() == "the deal"
+    r.go(1)
+    assert r.action_text().startswith("seat 0: ")
+
+
+def test_advanced_choice_pays_exactly_its_cost() -> None:
+    state = action_state()
+    state["players"][0]["hand"] = ["Sphinx", "Pantheon", "Coliseum", "Moses"]
+    state["discard"] = ["Minoans"]
+    s = session_at(state, HUMAN_BOT)
+    ch = {c.key: c.action for c in choices_for(s.view(0))}
+    assert ch["advanced:W"] == Advanced([Card("Sphinx"), Card("Pantheon"), Card("Coliseum")])
