@@ -176,6 +176,74 @@ def serve(
     run_server(host, port, db, bot_delay)
 
 
+# -- balance lab (civlite.sim) ------------------------------------------------------
+@app.command()
+def sim(
+    bots: Annotated[str, typer.Option(help="comma-separated bot specs: the line-up, padded with the last spec")] = "heuristic,random",
+    players: Annotated[int, typer.Option("--players", "-p", help="players per game")] = 2,
+    games: Annotated[int, typer.Option("--games", "-n", help="number of games")] = 1000,
+    seed: Annotated[int, typer.Option(help="seed of the run (game i is seeded from (seed, i))")] = 1,
+    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="worker processes (default: all cores)")] = None,
+    backend: Annotated[str, typer.Option(help="local (multiprocessing) or ray")] = "local",
+    ray_address: Annotated[Optional[str], typer.Option(help="address of a Ray cluster (default: a local ray.init)")] = None,
+    out: Annotated[Path, typer.Option(help="output directory (games.jsonl, summary.json)")] = Path("sim-out"),
+    json_out: Annotated[bool, typer.Option("--json", help="print summary.json on stdout")] = False,
+) -> None:
+    """Simulate many games between bots (seats rotated) and write records and a summary."""
+    from .sim import cli as simcli
+
+    simcli.sim_command(bots=bots, players=players, games=games, seed=seed, rules=load_rules(rules),
+                       workers=workers, backend=backend, ray_address=ray_address, out=out,
+                       json_out=json_out, fail=_fail)
+
+
+@app.command()
+def report(
+    run: Annotated[Path, typer.Argument(help="a run directory written by civlite sim")],
+    out: Annotated[Optional[Path], typer.Option(help="where to write report.html and PNGs (default: RUN)")] = None,
+) -> None:
+    """Write a self-contained HTML balance report (with PNG charts) for a simulation run."""
+    from .sim import cli as simcli
+
+    simcli.report_command(run, out, fail=_fail)
+
+
+@app.command()
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="first run directory")],
+    run_b: Annotated[Path, typer.Argument(help="second run directory")],
+    out: Annotated[Optional[Path], typer.Option(help="also write compare.html there")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="print the comparison as JSON")] = False,
+) -> None:
+    """Compare two runs side by side; flag the differences that are significant (p < 0.05)."""
+    from .sim import cli as simcli
+
+    simcli.compare_command(run_a, run_b, out, json_out, fail=_fail)
+
+
+@app.command()
+def sweep(
+    param: Annotated[str, typer.Option(help="rule-set number and values: victory_ct=12..24:4 or victory_ct=12,15,20")],
+    bots: Annotated[str, typer.Option(help="comma-separated bot specs")] = "heuristic",
+    players: Annotated[int, typer.Option("--players", "-p")] = 2,
+    games: Annotated[int, typer.Option("--games", "-n", help="games per value")] = 500,
+    seed: Annotated[int, typer.Option()] = 1,
+    rules: Annotated[Optional[Path], typer.Option(help="base rule-set TOML file")] = None,
+    workers: Annotated[Optional[int], typer.Option()] = None,
+    backend: Annotated[str, typer.Option()] = "local",
+    out: Annotated[Path, typer.Option(help="output directory (one run per value + sweep.html)")] = Path("sweep-out"),
+    json_out: Annotated[bool, typer.Option("--json", help="print sweep.json on stdout")] = False,
+) -> None:
+    """Run one simulation per value of a rule-set number and plot each metric against it."""
+    from .sim import cli as simcli
+
+    simcli.sweep_command(param=param, bots=bots, players=players, games=games, seed=seed,
+                         rules=load_rules(rules), workers=workers, backend=backend, out=out,
+                         json_out=json_out, fail=_fail)
+
+
+
 def main() -> None:
     app()
 

@@ -110,6 +110,9 @@ class Evaluator:
         self.spare = [self._spare_table(s) for s in range(8)]
         self._hv: dict[tuple[int, ...], float] = {}
         self._mv: dict[tuple[int, ...], list[float]] = {}
+        self._loss: dict[tuple[int, ...], list[float]] = {}
+        self._fall: dict[tuple[int, ...], float] = {}
+        self._plan: dict[tuple[tuple[int, ...], int, int], list[int]] = {}
 
     def _spare_table(self, s: int) -> list[float]:
         kmax = 40
@@ -199,8 +202,12 @@ class Evaluator:
 
     def loss(self, counts: Sequence[int]) -> list[float]:
         """Value lost by discarding one card of each suit (inf where there is none)."""
-        base = self.hand_value(counts)
-        c = list(counts)
+        key = tuple(counts)
+        out = self._loss.get(key)
+        if out is not None:
+            return out
+        base = self.hand_value(key)
+        c = list(key)
         out = []
         for s in range(8):
             if c[s]:
@@ -209,10 +216,23 @@ class Evaluator:
                 c[s] += 1
             else:
                 out.append(math.inf)
+        if len(self._loss) > 100_000:
+            self._loss.clear()
+        self._loss[key] = out
         return out
 
     def discard_plan(self, counts: Sequence[int], k: int, low: int = 0) -> list[int]:
         """The suits of the ``k`` cards to discard (non-decreasing), least needed first."""
+        key = (tuple(counts), k, low)
+        plan = self._plan.get(key)
+        if plan is None:
+            plan = self._discard_plan(key[0], k, low)
+            if len(self._plan) > 100_000:
+                self._plan.clear()
+            self._plan[key] = plan
+        return plan
+
+    def _discard_plan(self, counts: Sequence[int], k: int, low: int) -> list[int]:
         c = list(counts)
         chosen: list[int] = []
         for _ in range(k):
@@ -233,10 +253,17 @@ class Evaluator:
         total = sum(counts)
         if total <= self.limit:
             return self.hand_value(counts)
-        c = list(counts)
-        for s in self.discard_plan(c, total - self.limit):
-            c[s] -= 1
-        return self.hand_value(c)
+        key = tuple(counts)
+        v = self._fall.get(key)
+        if v is None:
+            c = list(key)
+            for s in self.discard_plan(c, total - self.limit):
+                c[s] -= 1
+            v = self.hand_value(c)
+            if len(self._fall) > 100_000:
+                self._fall.clear()
+            self._fall[key] = v
+        return v
 
     def expected_card(self, counts: Sequence[int], unseen: Sequence[int]) -> float:
         mv = self.marginal(counts)

@@ -1,0 +1,218 @@
+"""The ``ismcts`` bot: single-observer information-set Monte Carlo tree search.
+
+After Cowling, Powley & Whitehouse (2012), *Information Set Monte Carlo Tree
+Search* (SO-ISMCTS), for several players:
+
+* the root is the searching seat's information set: its :class:`View`. Each
+  iteration *determinizes*: ``civlite.engine.sample_world(view, rng)`` deals the
+  cards the seat cannot see into the opponents' unknown hand slots and the deck,
+  so every world agrees with what the seat knows and uses nothing else;
+* one tree, keyed by compact action ids, is shared by all worlds. A node counts
+  its visits, the reward of the seat that chose it, and its *availability* (how
+  often it was legal when its parent was visited); selection is UCB1 with the
+  availability count in place of the parent's visits. Chance (draws, raids,
+  shuffles) happens inside the engine and is not branched on;
+* below the tree, a rollout plays the ``heuristic`` policy (or uniform random) on
+  the imagined game itself (no View is built: it is the bot's own world), for at
+  most ``depth`` decisions (``0``: to the end), then scores each seat: 1 for a
+  winner, else a soft estimate of each seat's chance from CT and hand value;
+* the move is the most visited root child.
+
+Budget: ``iterations=N`` (default 1000; deterministic for a seed) or
+``seconds=S`` per decision. Options: ``rollout=heuristic|random``, ``depth``,
+``c`` (exploration), ``discards=heuristic|search`` (step-by-step discards are
+left to the heuristic by default: they are many and rarely decide a game).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..engine import Game, View, sample_world
+from . import Bot, register
+from .heuristic import DISCARD_BASE, Evaluator, evaluator, policy_on_game, situation_from_game, situation_from_view
+
+
+class Node:
+    __slots__ = ("avail", "children", "mover", "visits", "wins")
+
+    def __init__(self, mover: int) -> None:
+        self.mover = mover
+        self.visits = 0
+        self.wins = 0.0
+        self.avail = 0
+        self.children: dict[int, Node] = {}
+
+
+class ISMCTSBot(Bot):
+    """SO-ISMCTS over the compact action space, sampling worlds from the seat's view."""
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        rollout: str = "heuristic",
+        depth: int = 12,
+        c: float = 0.7,
+        discards: str = "heuristic",
+        temperature: float = 2.5,
+    ) -> None:
+        super().__init__(seed)
+        if rollout not in ("heuristic", "random"):
+            raise ValueError(f"rollout must be 'heuristic' or 'random', got {rollout!r}")
+        if discards not in ("heuristic", "search"):
+            raise ValueError(f"discards must be 'heuristic' or 'search', got {discards!r}")
+        if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
+            raise ValueError(f"iterations must be a whole number >= 1, got {iterations!r}")
+        if seconds is not None and (not isinstance(seconds, (int, float)) or seconds <= 0):
+            raise ValueError(f"seconds must be > 0, got {seconds!r}")
+        if not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"depth must be a whole number >= 0 (0: play to the end), got {depth!r}")
+        self.iterations = iterations if iterations is not None else (None if seconds is not None else 1000)
+        self.seconds = float(seconds) if seconds is not None else None
+        self.rollout = rollout
+        self.depth = depth
+        self.c = float(c)
+        self.discards = discards
+        self.temperature = float(temperature)
+        self._opts = {"iterations": iterations, "seconds": seconds, "rollout": rollout if rollout != "heuristic" else None,
+                      "depth": depth if depth != 12 else None, "c": c if c != 0.7 else None,
+                      "discards": discards if discards != "heuristic" else None}
+        self.last_iterations = 0  # iterations of the last search (for benchmarks)
+
+    @property
+    def spec(self) -> str:
+        opts = ",".join(f"{k}={v}" for k, v in self._opts.items() if v is not None)
+        return f"{self.name}:{opts}" if opts else self.name
+
+    # -- the bot interface ------------------------------------------------------
+    def act(self, view: View, legal: Sequence[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        ev = evaluator(view.rules, view.num_players)
+        if self.discards == "heuristic" and legal[0] >= DISCARD_BASE:
+            return ev.choose(situation_from_view(view), legal)
+        return self.search(view, legal, ev)
+
+    def search(self, view: View, legal: Sequence[int], ev: Evaluator | None = None) -> int:
+        """Run the search from ``view``; return the most visited legal root action."""
+        ev = ev or evaluator(view.rules, view.num_players)
+        rng = self.rng
+        assert view.seat is not None
+        root = Node(-1)
+        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
+        limit = self.iterations
+        done = 0
+        while True:
+            if limit is not None and done >= limit:
+                break
+            if deadline is not None and done and time.perf_counter() >= deadline:
+                break
+            world = sample_world(view, rng)
+            self._iterate(root, world, ev)
+            done += 1
+        self.last_iterations = done
+        legal_set = set(legal)
+        best, best_n = legal[0], -1
+        for aid in legal:  # ascending ids: ties go to the lowest
+            ch = root.children.get(aid)
+            if ch is not None and ch.visits > best_n and aid in legal_set:
+                best, best_n = aid, ch.visits
+        return best
+
+    # -- one iteration ----------------------------------------------------------
+    def _iterate(self, root: Node, world: Game, ev: Evaluator) -> None:
+        rng = self.rng
+        node = root
+        path = [root]
+        c = self.c
+        log = math.log
+        sqrt = math.sqrt
+        while not world.over:
+            legal = world.legal_ids()
+            p = world.to_move
+            assert p is not None
+            if len(legal) == 1:  # forced steps do not branch the tree
+                world.apply_id(legal[0])
+                continue
+            if self.discards == "heuristic" and legal[0] >= DISCARD_BASE:
+                world.apply_id(policy_on_game(world, legal, ev))
+                continue
+            children = node.children
+            untried = []
+            for a in legal:
+                ch = children.get(a)
+                if ch is None:
+                    untried.append(a)
+                else:
+                    ch.avail += 1
+            if untried:
+                a = untried[int(rng.random() * len(untried))]
+                ch = Node(p)
+                ch.avail = 1
+                children[a] = ch
+                world.apply_id(a)
+                path.append(ch)
+                break
+            best_a = legal[0]
+            best_u = -1.0
+            for a in legal:
+                ch = children[a]
+                u = ch.wins / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
+                if u > best_u:
+                    best_u, best_a = u, a
+            node = children[best_a]
+            world.apply_id(best_a)
+            path.append(node)
+        rewards = self._rollout(world, ev)
+        for nd in path[1:]:
+            nd.visits += 1
+            nd.wins += rewards[nd.mover]
+
+    def _rollout(self, world: Game, ev: Evaluator) -> list[float]:
+        rng = self.rng
+        steps = 0
+        depth = self.depth
+        heuristic = self.rollout == "heuristic"
+        while not world.over and (depth == 0 or steps < depth):
+            legal = world.legal_ids()
+            if len(legal) == 1:
+                a = legal[0]
+            elif heuristic:
+                a = policy_on_game(world, legal, ev)
+            else:
+                a = legal[int(rng.random() * len(legal))]
+            world.apply_id(a)
+            steps += 1
+        return self.evaluate(world, ev)
+
+    def evaluate(self, world: Game, ev: Evaluator) -> list[float]:
+        """Reward of each seat in [0, 1]: the result, or an estimate of each seat's chance."""
+        n = world.n
+        if world.over:
+            if world.winner is not None:
+                return [1.0 if p == world.winner else 0.0 for p in range(n)]
+            drawn = world.drawn or tuple(range(n))
+            return [1.0 / len(drawn) if p in drawn else 0.0 for p in range(n)]
+        t = self.temperature
+        scores = []
+        for p in range(n):
+            s = situation_from_game(world, p, "action")
+            scores.append(world.ct[p] + 0.7 * ev.hand_value(s.counts))
+        top = max(scores)
+        ex = [math.exp((x - top) / t) for x in scores]
+        tot = sum(ex)
+        return [x / tot for x in ex]
+
+
+def _factory(seed: int | None = None, **options: Any) -> ISMCTSBot:
+    return ISMCTSBot(seed=seed, **options)
+
+
+register("ismcts", _factory)

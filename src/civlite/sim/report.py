@@ -1,0 +1,312 @@
+"""The balance report of a simulation run: numbers (``analyze``), charts and one HTML page.
+
+``build_report(run_dir)`` writes into the run directory (or ``out``):
+``report.html`` (self-contained: the charts are embedded), the charts as PNGs
+(``winrates.png``, ``turns.png``, ``ct_race.png``, ``abilities.png``,
+``melds.png``) and ``report.json`` (every number of the page).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .simulator import load_run
+from .stats import quantile, wilson
+
+PNGS = ("winrates.png", "turns.png", "ct_race.png", "abilities.png", "melds.png")
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def analyze(summary: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Every number of the report, from a summary and the game lines."""
+    n = int(summary["players"])
+    g = len(lines)
+    draws = sum(1 for ln in lines if ln["stats"]["winner"] is None)
+    decided = g - draws
+    # bots: per seat-instance win rate, against the fair share 1/n
+    instances: dict[str, int] = {}
+    wins: dict[str, int] = {}
+    for ln in lines:
+        for spec in ln["bots"]:
+            instances[spec] = instances.get(spec, 0) + 1
+        w = ln["stats"]["winner"]
+        if w is not None:
+            spec = ln["bots"][w]
+            wins[spec] = wins.get(spec, 0) + 1
+    bots = []
+    for spec, inst in instances.items():
+        k = wins.get(spec, 0)
+        p, lo, hi = wilson(k, inst)
+        bots.append({"bot": spec, "wins": k, "seats_played": inst, "games": g,
+                     "win_rate": p, "ci95": [lo, hi], "fair_share": 1.0 / n,
+                     "significant": lo > 1.0 / n or hi < 1.0 / n})
+    # seats: share of decided games
+    seat_wins = [0] * n
+    for ln in lines:
+        w = ln["stats"]["winner"]
+        if w is not None:
+            seat_wins[w] += 1
+    seats = []
+    for s in range(n):
+        p, lo, hi = wilson(seat_wins[s], decided)
+        seats.append({"seat": s, "wins": seat_wins[s], "win_rate": p, "ci95": [lo, hi]})
+    fair = 1.0 / n
+    s0 = seats[0] if seats else {"win_rate": 0.0, "ci95": [0.0, 1.0]}
+    if decided == 0:
+        fpa = "No game was decided, so the first-player advantage cannot be measured."
+    else:
+        diff = s0["win_rate"] - fair
+        lo, hi = s0["ci95"]
+        where = (f"The first player (seat 0) wins {_pct(s0['win_rate'])} of decided games "
+                 f"(95% CI {_pct(lo)}–{_pct(hi)}), against a fair share of {_pct(fair)}")
+        if lo > fair:
+            fpa = where + f": a significant first-player advantage of {100 * diff:+.1f} points."
+        elif hi < fair:
+            fpa = where + f": a significant first-player disadvantage of {100 * diff:+.1f} points."
+        else:
+            fpa = where + f": no significant first-player advantage at this sample size ({decided} games)."
+    # game length
+    turns = sorted(int(ln["stats"]["turns"]) for ln in lines)
+    length = {"mean": sum(turns) / g if g else 0.0, "p10": quantile(turns, 0.1), "p50": quantile(turns, 0.5),
+              "p90": quantile(turns, 0.9), "min": turns[0] if turns else 0, "max": turns[-1] if turns else 0}
+    # CT race per bot: CT at the start of turn t (the final CT carried after the end)
+    horizon = int(quantile(turns, 0.95)) + 2 if turns else 0
+    race: dict[str, dict[str, list[float]]] = {}
+    series: dict[str, list[list[int]]] = {spec: [[] for _ in range(horizon)] for spec in instances}
+    for ln in lines:
+        cts = ln["stats"]["ct"]
+        for s, spec in enumerate(ln["bots"]):
+            col = series[spec]
+            last = len(cts) - 1
+            for t in range(horizon):
+                col[t].append(cts[min(t, last)][s])
+    for spec, cols in series.items():
+        med, q1, q3 = [], [], []
+        for col in cols:
+            col.sort()
+            med.append(quantile(col, 0.5))
+            q1.append(quantile(col, 0.25))
+            q3.append(quantile(col, 0.75))
+        race[spec] = {"median": med, "q25": q1, "q75": q3}
+    # abilities: activations per game, win rate of the seats that used it (>= once)
+    names = list(summary.get("abilities", {}))
+    used = dict.fromkeys(names, 0)
+    users = dict.fromkeys(names, 0)
+    user_wins = dict.fromkeys(names, 0)
+    for ln in lines:
+        w = ln["stats"]["winner"]
+        for s, acts in enumerate(ln["stats"]["abilities"]):
+            for a in acts:
+                used[a] = used.get(a, 0) + 1
+            for a in set(acts):
+                users[a] = users.get(a, 0) + 1
+                if w == s:
+                    user_wins[a] = user_wins.get(a, 0) + 1
+    abilities = []
+    for a in used:
+        p, lo, hi = wilson(user_wins.get(a, 0), users.get(a, 0))
+        abilities.append({"ability": a, "used": used[a], "per_game": used[a] / g if g else 0.0,
+                          "seats_using": users.get(a, 0), "win_rate_when_used": p if users.get(a) else None,
+                          "ci95": [lo, hi]})
+    # melds
+    meld_turns = sorted(t for ln in lines for _, t in ln["stats"]["melds"])
+    first = sorted(min(t for _, t in ln["stats"]["melds"]) for ln in lines if ln["stats"]["melds"])
+    melds = {"per_game": len(meld_turns) / g if g else 0.0, "turn_p50": quantile(meld_turns, 0.5),
+             "first_meld_p50": quantile(first, 0.5), "games_without_meld": g - len(first),
+             "turns": meld_turns}
+    return {"games": g, "players": n, "draws": draws, "bots": bots, "seats": seats,
+            "first_player": fpa, "length": length, "turns": turns, "ct_race": race,
+            "abilities": abilities, "melds": melds, "seed": summary.get("seed"),
+            "rules": summary.get("rules", {}).get("name", "?")}
+
+
+def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    files: dict[str, Path] = {}
+    fair = 1.0 / a["players"]
+
+    # win rates: bots and seats, with 95% CIs
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    for ax, rows, key, title in ((axes[0], a["bots"], "bot", "win rate per bot (per seat played)"),
+                                 (axes[1], a["seats"], "seat", "win rate per seat (decided games)")):
+        labels = [str(r[key]) for r in rows]
+        ps = [r["win_rate"] for r in rows]
+        err = [[max(0.0, p - r["ci95"][0]) for p, r in zip(ps, rows, strict=True)],
+               [max(0.0, r["ci95"][1] - p) for p, r in zip(ps, rows, strict=True)]]
+        ax.bar(range(len(rows)), ps, yerr=err, capsize=4, color="#4c78a8")
+        ax.axhline(fair, color="#e45756", ls="--", lw=1, label=f"fair share {fair:.0%}")
+        ax.set_xticks(range(len(rows)), labels, rotation=15, fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    files["winrates.png"] = out / "winrates.png"
+    fig.savefig(files["winrates.png"], dpi=90)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    turns = a["turns"]
+    if turns:
+        ax.hist(turns, bins=min(40, max(5, len(set(turns)))), color="#4c78a8")
+    ax.axvline(a["length"]["p50"], color="#e45756", ls="--", lw=1, label=f"median {a['length']['p50']:.0f}")
+    ax.set_xlabel("turns (extra turns counted)")
+    ax.set_ylabel("games")
+    ax.set_title("game length", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    files["turns.png"] = out / "turns.png"
+    fig.savefig(files["turns.png"], dpi=90)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for spec, r in a["ct_race"].items():
+        xs = list(range(len(r["median"])))
+        line = ax.plot(xs, r["median"], label=f"{spec} (median)")[0]
+        ax.fill_between(xs, r["q25"], r["q75"], alpha=0.2, color=line.get_color())
+    victory = None
+    try:
+        victory = a.get("victory_ct")
+    except AttributeError:
+        pass
+    if victory:
+        ax.axhline(victory, color="grey", ls=":", lw=1, label=f"victory {victory} CT")
+    ax.set_xlabel("turn")
+    ax.set_ylabel("CT")
+    ax.set_title("CT race: median and interquartile range per bot (final CT kept after the end)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    files["ct_race.png"] = out / "ct_race.png"
+    fig.savefig(files["ct_race.png"], dpi=90)
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    ab = a["abilities"]
+    names = [r["ability"] for r in ab]
+    axes[0].barh(range(len(ab)), [r["per_game"] for r in ab], color="#4c78a8")
+    axes[0].set_yticks(range(len(ab)), names, fontsize=8)
+    axes[0].invert_yaxis()
+    axes[0].set_title("activations per game", fontsize=10)
+    wr = [r["win_rate_when_used"] or 0.0 for r in ab]
+    err = [[max(0.0, w - r["ci95"][0]) if r["win_rate_when_used"] is not None else 0.0 for w, r in zip(wr, ab, strict=True)],
+           [max(0.0, r["ci95"][1] - w) if r["win_rate_when_used"] is not None else 0.0 for w, r in zip(wr, ab, strict=True)]]
+    axes[1].barh(range(len(ab)), wr, xerr=err, capsize=3, color="#72b7b2")
+    axes[1].axvline(fair, color="#e45756", ls="--", lw=1, label=f"fair share {fair:.0%}")
+    axes[1].set_yticks(range(len(ab)), names, fontsize=8)
+    axes[1].invert_yaxis()
+    axes[1].set_xlim(0, 1)
+    axes[1].set_title("win rate of seats that used it (95% CI)", fontsize=10)
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    files["abilities.png"] = out / "abilities.png"
+    fig.savefig(files["abilities.png"], dpi=90)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    mt = a["melds"]["turns"]
+    if mt:
+        ax.hist(mt, bins=min(40, max(5, len(set(mt)))), color="#f58518")
+    ax.set_xlabel("turn of the meld")
+    ax.set_ylabel("melds")
+    ax.set_title(f"meld timing ({a['melds']['per_game']:.2f} melds per game)", fontsize=10)
+    fig.tight_layout()
+    files["melds.png"] = out / "melds.png"
+    fig.savefig(files["melds.png"], dpi=90)
+    plt.close(fig)
+    return files
+
+
+def _img(path: Path, alt: str) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _ci(r: dict[str, Any]) -> str:
+    lo, hi = r["ci95"]
+    return f"{_pct(lo)}–{_pct(hi)}"
+
+
+def render_html(a: dict[str, Any], files: dict[str, Path], title: str) -> str:
+    e = html.escape
+    rows_b = "".join(
+        f"<tr><td>{e(r['bot'])}</td><td>{r['wins']}</td><td>{r['seats_played']}</td><td>{_pct(r['win_rate'])}</td>"
+        f"<td>{_ci(r)}</td><td>{_pct(r['fair_share'])}</td><td>{'yes' if r['significant'] else 'no'}</td></tr>"
+        for r in a["bots"])
+    rows_s = "".join(
+        f"<tr><td>{r['seat']}</td><td>{r['wins']}</td><td>{_pct(r['win_rate'])}</td><td>{_ci(r)}</td></tr>"
+        for r in a["seats"])
+    rows_a = "".join(
+        f"<tr><td>{e(r['ability'])}</td><td>{r['used']}</td><td>{r['per_game']:.2f}</td><td>{r['seats_using']}</td>"
+        f"<td>{_pct(r['win_rate_when_used']) if r['win_rate_when_used'] is not None else '–'}</td>"
+        f"<td>{_ci(r) if r['win_rate_when_used'] is not None else '–'}</td></tr>"
+        for r in a["abilities"])
+    ln = a["length"]
+    m = a["melds"]
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }}
+table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: right; }}
+td:first-child, th:first-child {{ text-align: left; }}
+.lead {{ font-size: 1.1em; background: #f4f6fa; padding: 0.6em 1em; border-left: 4px solid #4c78a8; }}
+img {{ max-width: 100%; }}
+</style></head><body>
+<h1>{e(title)}</h1>
+<p>{a['games']} games, {a['players']} players, rule set <b>{e(str(a['rules']))}</b>, seed {e(str(a['seed']))};
+{a['draws']} draws (turn limit). Seats were rotated so every bot played every seat equally.
+Intervals are 95% Wilson score intervals.</p>
+<p class="lead">{e(a['first_player'])}</p>
+<h2>Win rate per bot</h2>
+<table><tr><th>bot</th><th>wins</th><th>seats played</th><th>win rate</th><th>95% CI</th><th>fair share</th><th>differs from fair?</th></tr>{rows_b}</table>
+<h2>Win rate per seat</h2>
+<table><tr><th>seat</th><th>wins</th><th>win rate (decided games)</th><th>95% CI</th></tr>{rows_s}</table>
+{_img(files['winrates.png'], 'win rates')}
+<h2>Game length</h2>
+<p>Mean {ln['mean']:.1f} turns; median {ln['p50']:.0f}; 10%–90% of games last {ln['p10']:.0f}–{ln['p90']:.0f} turns
+(shortest {ln['min']}, longest {ln['max']}).</p>
+{_img(files['turns.png'], 'game length histogram')}
+<h2>CT race</h2>
+{_img(files['ct_race.png'], 'CT over turns')}
+<h2>Abilities</h2>
+<p>"Win rate when used": the share of seats that activated the ability at least once in a game and won that game.
+Compare it with the fair share; an ability far above it may be too strong (or used mostly by the stronger bot).</p>
+<table><tr><th>ability</th><th>activations</th><th>per game</th><th>seats using</th><th>win rate when used</th><th>95% CI</th></tr>{rows_a}</table>
+{_img(files['abilities.png'], 'ability usage and win rates')}
+<h2>Melds</h2>
+<p>{m['per_game']:.2f} melds per game; the median meld is played on turn {m['turn_p50']:.0f}, a game's first meld on
+turn {m['first_meld_p50']:.0f}; {m['games_without_meld']} games had no meld.</p>
+{_img(files['melds.png'], 'meld timing')}
+</body></html>
+"""
+
+
+def build_report(run: str | Path, out: str | Path | None = None) -> dict[str, Any]:
+    """Write report.html, the PNGs and report.json for the run directory ``run``."""
+    summary, lines = load_run(run)
+    if not lines:
+        raise ValueError(f"{run}: no games in games.jsonl")
+    od = Path(out) if out is not None else Path(run)
+    od.mkdir(parents=True, exist_ok=True)
+    a = analyze(summary, lines)
+    a["victory_ct"] = summary.get("rules", {}).get("victory_ct")
+    files = _plots(a, od)
+    bots = " vs ".join(dict.fromkeys(summary.get("bots", [])))
+    title = f"Civ Lite balance report: {bots}, {a['players']} players"
+    (od / "report.html").write_text(render_html(a, files, title), encoding="utf-8")
+    slim = {k: v for k, v in a.items() if k not in ("turns",)}
+    slim["melds"] = {k: v for k, v in a["melds"].items() if k != "turns"}
+    (od / "report.json").write_text(json.dumps(slim, indent=1) + "\n", encoding="utf-8")
+    a["files"] = {name: str(p) for name, p in files.items()} | {"report.html": str(od / "report.html")}
+    return a

@@ -1,0 +1,342 @@
+"""Many games between bots, in parallel, reproducibly.
+
+Game ``i`` of a run depends only on ``(seed, i)``, the bot specs and the rule set:
+its game seed and its bots' seeds are derived from them, and its line-up is the
+base line-up rotated by ``i`` seats, so every bot plays every seat equally (over
+a multiple of the player count). Results are written in game order, so the
+output is identical whatever the number of workers or the back end.
+
+Output directory:
+
+* ``games.jsonl``: one line per game: the engine's record (``GameRecord.from_json``
+  reads it as is, ``.replay()`` replays it) plus ``index``, ``bots`` (the spec
+  playing each seat) and ``stats`` (turns, CT at the start of each turn, abilities
+  activated per seat, melds with their turn);
+* ``summary.json``: the keys of :data:`SUMMARY_KEYS`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..bots import make_bot, play_step
+from ..engine import Game, RuleSet
+
+SUMMARY_KEYS = ("games", "players", "bots", "wins", "draws", "seat_wins", "turns", "abilities",
+                "melds_per_game", "seed", "rules")
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """One simulation: ``bots`` is the base line-up (padded with its last spec to ``players``)."""
+
+    bots: tuple[str, ...]
+    players: int = 2
+    games: int = 100
+    seed: int = 1
+    rules: RuleSet = field(default_factory=RuleSet.default)
+
+    def __post_init__(self) -> None:
+        if not self.bots:
+            raise ValueError("give at least one bot spec")
+        if len(self.bots) > self.players:
+            raise ValueError(f"{len(self.bots)} bots for {self.players} players")
+        if self.games < 1:
+            raise ValueError(f"games must be >= 1, got {self.games}")
+        if not self.rules.min_players <= self.players <= self.rules.max_players:
+            raise ValueError(f"{self.players} players: the rule set plays "
+                             f"{self.rules.min_players} to {self.rules.max_players}")
+        for spec in set(self.bots):
+            make_bot(spec, seed=0)  # raises ValueError naming a bad spec
+
+    @property
+    def lineup(self) -> tuple[str, ...]:
+        return self.bots + (self.bots[-1],) * (self.players - len(self.bots))
+
+    def seats(self, index: int) -> list[str]:
+        """The spec playing each seat in game ``index`` (line-up rotated by ``index``)."""
+        lu = self.lineup
+        n = self.players
+        return [lu[(s - index) % n] for s in range(n)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bots": list(self.bots), "players": self.players, "games": self.games,
+                "seed": self.seed, "rules": self.rules.to_dict()}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SimConfig:
+        return cls(bots=tuple(d["bots"]), players=int(d["players"]), games=int(d["games"]),
+                   seed=int(d["seed"]), rules=RuleSet.from_dict(d["rules"]))
+
+
+def derive_seed(seed: int, index: int, salt: str = "game") -> int:
+    """A 63-bit seed from ``(seed, index)``: stable across runs, processes and machines."""
+    return random.Random(f"civlite-sim:{salt}:{seed}:{index}").getrandbits(63)
+
+
+def play_game(cfg: SimConfig, index: int) -> dict[str, Any]:
+    """Play game ``index`` of ``cfg``; return its JSON line (record + bots + stats)."""
+    specs = cfg.seats(index)
+    bots = [make_bot(spec, seed=derive_seed(cfg.seed, index, f"bot{s}")) for s, spec in enumerate(specs)]
+    game = Game(players=cfg.players, seed=derive_seed(cfg.seed, index), rules=cfg.rules)
+    n = cfg.players
+    ct_by_turn: list[list[int]] = [list(game.ct)]
+    abilities: list[list[str]] = [[] for _ in range(n)]
+    melds: list[list[int]] = []  # [seat, turn]
+    while not game.over:
+        seat = game.to_move
+        assert seat is not None
+        for e in play_step(bots[seat], game):
+            k = e.kind
+            if k == "turn":
+                ct_by_turn.append(list(game.ct))
+            elif k == "activate":
+                abilities[e.player].append(e.ability)
+            elif k == "meld":
+                melds.append([e.player, game.turn])
+    ct_by_turn.append(list(game.ct))  # the final CT
+    line = game.record().to_json()
+    line["index"] = index
+    line["bots"] = specs
+    line["stats"] = {"turns": game.turn, "winner": game.winner, "drawn": list(game.drawn),
+                     "ct": ct_by_turn, "abilities": abilities, "melds": melds}
+    return line
+
+
+def play_chunk(cfg_json: dict[str, Any], indices: Sequence[int]) -> list[dict[str, Any]]:
+    cfg = SimConfig.from_json(cfg_json)
+    return [play_game(cfg, i) for i in indices]
+
+
+def _chunks(games: int, size: int) -> list[list[int]]:
+    return [list(range(a, min(games, a + size))) for a in range(0, games, size)]
+
+
+def _chunk_size(games: int, workers: int) -> int:
+    return max(1, min(25, games // max(1, workers * 8)))
+
+
+def _init_worker() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+
+
+def _pool_chunk(args: tuple[dict[str, Any], list[int]]) -> list[dict[str, Any]]:
+    return play_chunk(*args)
+
+
+def run_local(cfg: SimConfig, workers: int) -> Iterator[list[dict[str, Any]]]:
+    """Finished chunks of game lines, in completion order (multiprocessing)."""
+    chunks = _chunks(cfg.games, _chunk_size(cfg.games, workers))
+    cj = cfg.to_json()
+    if workers <= 1:
+        for ch in chunks:
+            yield play_chunk(cj, ch)
+        return
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
+    pool = ctx.Pool(workers, initializer=_init_worker)
+    try:
+        yield from pool.imap_unordered(_pool_chunk, [(cj, ch) for ch in chunks])
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def run_ray(cfg: SimConfig, workers: int, address: str | None = None) -> Iterator[list[dict[str, Any]]]:
+    """The same chunks on a Ray cluster (``ray.init()`` local unless ``address``)."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError("the ray back end needs Ray: pip install 'civlite[sim]' (or pip install ray)") from None
+    started = False
+    if not ray.is_initialized():
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if address:
+            kwargs["address"] = address
+        elif workers:
+            kwargs["num_cpus"] = workers
+        ray.init(**kwargs)
+        started = True
+    try:
+        remote = ray.remote(play_chunk)
+        cj = cfg.to_json()
+        pending = [remote.remote(cj, ch) for ch in _chunks(cfg.games, _chunk_size(cfg.games, workers or 2))]
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    yield ray.get(ref)
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+@dataclass
+class SimResult:
+    config: SimConfig
+    lines: list[dict[str, Any]]
+    interrupted: bool
+    seconds: float
+    summary: dict[str, Any]
+
+
+def simulate(
+    cfg: SimConfig,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    backend: str = "local",
+    ray_address: str | None = None,
+    progress: bool | Callable[[int, int], None] = False,
+) -> SimResult:
+    """Run ``cfg``; write ``games.jsonl`` and ``summary.json`` into ``out`` (if given).
+
+    Ctrl-C (KeyboardInterrupt) stops the run; the games finished so far are kept,
+    written and summarised (``interrupted`` is then True).
+    """
+    workers = workers if workers and workers > 0 else (os.cpu_count() or 1)
+    workers = min(workers, cfg.games)
+    if backend == "local":
+        stream = run_local(cfg, workers)
+    elif backend == "ray":
+        stream = run_ray(cfg, workers, ray_address)
+    else:
+        raise ValueError(f"unknown backend {backend!r}: local or ray")
+    lines: list[dict[str, Any]] = []
+    interrupted = False
+    t0 = time.perf_counter()
+    bar: Any = None
+    task: Any = None
+    callback: Callable[[int, int], None] | None = progress if callable(progress) else None
+    if progress is True:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        bar = Progress(
+            TextColumn("[bold]sim[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+            TextColumn("{task.fields[rate]:>7.1f} games/s"), TimeElapsedColumn(), TextColumn("ETA"),
+            TimeRemainingColumn(), console=Console(stderr=True), transient=False,
+        )
+        bar.start()
+        task = bar.add_task("sim", total=cfg.games, rate=0.0)
+    try:
+        for chunk in stream:
+            lines.extend(chunk)
+            if bar is not None:
+                el = time.perf_counter() - t0
+                bar.update(task, completed=len(lines), rate=len(lines) / el if el > 0 else 0.0)
+            if callback is not None:
+                callback(len(lines), cfg.games)
+    except KeyboardInterrupt:
+        interrupted = True
+        close = getattr(stream, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:  # noqa: BLE001 - best effort while stopping
+                pass
+    finally:
+        if bar is not None:
+            bar.stop()
+    seconds = time.perf_counter() - t0
+    lines.sort(key=lambda d: d["index"])
+    summary = summarize(cfg, lines)
+    if out is not None:
+        write_run(out, cfg, lines, summary)
+    return SimResult(cfg, lines, interrupted, seconds, summary)
+
+
+def write_run(out: str | Path, cfg: SimConfig, lines: Sequence[dict[str, Any]], summary: dict[str, Any]) -> None:
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    with (d / "games.jsonl").open("w", encoding="utf-8") as f:
+        for line in lines:
+            f.write(json.dumps(line, separators=(",", ":")))
+            f.write("\n")
+    (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+
+
+def _percentile(sorted_values: Sequence[int], q: float) -> float:
+    if not sorted_values:
+        return 0.0
+    k = (len(sorted_values) - 1) * q
+    lo = int(k)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return float(sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (k - lo))
+
+
+def summarize(cfg: SimConfig, lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``summary.json`` of finished games (only the keys of :data:`SUMMARY_KEYS`).
+
+    ``abilities[name].used`` counts activations; ``win_rate_when_used`` is the share
+    of (game, seat) pairs that activated it at least once and won that game.
+    """
+    n = cfg.players
+    wins: dict[str, int] = {spec: 0 for spec in dict.fromkeys(cfg.lineup)}
+    seat_wins = [0] * n
+    draws = 0
+    turns = []
+    melds = 0
+    used: dict[str, int] = {a.name: 0 for a in cfg.rules.abilities}
+    users: dict[str, int] = dict.fromkeys(used, 0)
+    user_wins: dict[str, int] = dict.fromkeys(used, 0)
+    for line in lines:
+        st = line["stats"]
+        w = st["winner"]
+        if w is None:
+            draws += 1
+        else:
+            wins[line["bots"][w]] = wins.get(line["bots"][w], 0) + 1
+            seat_wins[w] += 1
+        turns.append(st["turns"])
+        melds += len(st["melds"])
+        for seat, names in enumerate(st["abilities"]):
+            for name in names:
+                used[name] = used.get(name, 0) + 1
+            for name in set(names):
+                users[name] = users.get(name, 0) + 1
+                if w == seat:
+                    user_wins[name] = user_wins.get(name, 0) + 1
+    turns.sort()
+    g = len(lines)
+    return {
+        "games": g,
+        "players": n,
+        "bots": list(cfg.lineup),
+        "wins": wins,
+        "draws": draws,
+        "seat_wins": seat_wins,
+        "turns": {"mean": round(sum(turns) / g, 3) if g else 0.0,
+                  "p50": _percentile(turns, 0.5), "p90": _percentile(turns, 0.9)},
+        "abilities": {name: {"used": used[name],
+                             "win_rate_when_used": round(user_wins[name] / users[name], 4) if users[name] else None}
+                      for name in used},
+        "melds_per_game": round(melds / g, 4) if g else 0.0,
+        "seed": cfg.seed,
+        "rules": cfg.rules.to_dict(),
+    }
+
+
+def load_run(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(summary, game lines)`` of a run directory."""
+    d = Path(path)
+    summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+    lines = []
+    gp = d / "games.jsonl"
+    if gp.exists():
+        with gp.open(encoding="utf-8") as f:
+            lines = [json.loads(x) for x in f if x.strip()]
+    return summary, lines

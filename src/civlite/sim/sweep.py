@@ -1,0 +1,154 @@
+"""A parameter sweep: one simulation per value of a rule-set number, each metric plotted against it."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..engine import RuleSet
+from .report import analyze
+from .simulator import SimConfig, simulate
+
+
+def parse_param(text: str) -> tuple[str, list[int]]:
+    """``victory_ct=12..24:4`` -> ``("victory_ct", [12, 16, 20, 24])``; ``k=1,3,5`` lists values."""
+    name, eq, spec = text.partition("=")
+    name = name.strip()
+    if not eq or not name or not spec.strip():
+        raise ValueError(f"--param {text!r}: expected NAME=LO..HI[:STEP] or NAME=V1,V2,...")
+    spec = spec.strip()
+    try:
+        if ".." in spec:
+            rng, _, step_s = spec.partition(":")
+            lo_s, _, hi_s = rng.partition("..")
+            lo, hi, step = int(lo_s), int(hi_s), int(step_s) if step_s else 1
+            if step <= 0 or hi < lo:
+                raise ValueError
+            values = list(range(lo, hi + 1, step))
+        else:
+            values = [int(v) for v in spec.split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"--param {text!r}: values must be whole numbers, LO..HI[:STEP] with LO <= HI, STEP > 0") from None
+    if not values:
+        raise ValueError(f"--param {text!r}: no values")
+    return name, values
+
+
+def _metrics(a: dict[str, Any]) -> dict[str, Any]:
+    s0 = a["seats"][0] if a["seats"] else {"win_rate": 0.0, "ci95": [0.0, 1.0]}
+    return {
+        "seat0_win_rate": s0["win_rate"], "seat0_ci95": s0["ci95"],
+        "bots": {b["bot"]: {"win_rate": b["win_rate"], "ci95": b["ci95"]} for b in a["bots"]},
+        "draw_rate": a["draws"] / a["games"] if a["games"] else 0.0,
+        "turns_mean": a["length"]["mean"], "turns_p10": a["length"]["p10"], "turns_p90": a["length"]["p90"],
+        "melds_per_game": a["melds"]["per_game"],
+        "abilities_per_game": {r["ability"]: r["per_game"] for r in a["abilities"]},
+        "ability_win_rate": {r["ability"]: r["win_rate_when_used"] for r in a["abilities"]},
+    }
+
+
+def sweep(name: str, values: list[int], bots: tuple[str, ...], players: int, games: int, seed: int,
+          rules: RuleSet, out: str | Path, workers: int | None = None, backend: str = "local",
+          progress: bool = False, on_value: Callable[[int], None] | None = None) -> dict[str, Any]:
+    od = Path(out)
+    od.mkdir(parents=True, exist_ok=True)
+    points = []
+    for v in values:
+        rs = rules.with_changes(**{name: v})
+        if on_value is not None:
+            on_value(v)
+        cfg = SimConfig(bots=bots, players=players, games=games, seed=seed, rules=rs)
+        run_dir = od / f"{name}={v}"
+        res = simulate(cfg, out=run_dir, workers=workers, backend=backend, progress=progress)
+        a = analyze(res.summary, res.lines)
+        points.append({"value": v, "dir": str(run_dir), "games": a["games"], **_metrics(a)})
+        if res.interrupted:
+            break
+    result = {"param": name, "values": [p["value"] for p in points], "bots": list(bots), "players": players,
+              "games": games, "seed": seed, "rules": rules.name, "points": points}
+    png = _plot(result, od)
+    (od / "sweep.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    (od / "sweep.html").write_text(_html(result, png), encoding="utf-8")
+    return result
+
+
+def _plot(res: dict[str, Any], od: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pts = res["points"]
+    xs = [p["value"] for p in pts]
+    name = res["param"]
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7))
+    fair = 1.0 / res["players"]
+
+    def band(ax: Any, ys: list[float], lo: list[float], hi: list[float], label: str) -> None:
+        line = ax.plot(xs, ys, marker="o", label=label)[0]
+        ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
+
+    ax = axes[0][0]
+    band(ax, [p["seat0_win_rate"] for p in pts], [p["seat0_ci95"][0] for p in pts],
+         [p["seat0_ci95"][1] for p in pts], "seat 0")
+    ax.axhline(fair, color="#e45756", ls="--", lw=1, label="fair")
+    ax.set_title("first-player win rate (95% CI)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax = axes[0][1]
+    for bot in pts[0]["bots"] if pts else []:
+        band(ax, [p["bots"][bot]["win_rate"] for p in pts], [p["bots"][bot]["ci95"][0] for p in pts],
+             [p["bots"][bot]["ci95"][1] for p in pts], bot)
+    ax.axhline(fair, color="#e45756", ls="--", lw=1)
+    ax.set_title("win rate per bot (95% CI)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax = axes[0][2]
+    band(ax, [p["turns_mean"] for p in pts], [p["turns_p10"] for p in pts], [p["turns_p90"] for p in pts],
+         "mean (10%-90%)")
+    ax.set_title("game length (turns)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax = axes[1][0]
+    ax.plot(xs, [p["melds_per_game"] for p in pts], marker="o")
+    ax.set_title("melds per game", fontsize=10)
+    ax = axes[1][1]
+    for ab in pts[0]["abilities_per_game"] if pts else []:
+        ax.plot(xs, [p["abilities_per_game"][ab] for p in pts], marker=".", label=ab)
+    ax.set_title("activations per game", fontsize=10)
+    ax.legend(fontsize=6, ncol=2)
+    ax = axes[1][2]
+    ax.plot(xs, [p["draw_rate"] for p in pts], marker="o")
+    ax.set_title("draw rate (turn limit)", fontsize=10)
+    for row in axes:
+        for ax in row:
+            ax.set_xlabel(name)
+    fig.tight_layout()
+    path = od / "sweep.png"
+    fig.savefig(path, dpi=85)
+    plt.close(fig)
+    return path
+
+
+def _html(res: dict[str, Any], png: Path) -> str:
+    e = html.escape
+    rows = "".join(
+        f"<tr><td>{p['value']}</td><td>{p['games']}</td><td>{100 * p['seat0_win_rate']:.1f}% "
+        f"({100 * p['seat0_ci95'][0]:.1f}–{100 * p['seat0_ci95'][1]:.1f}%)</td><td>{p['turns_mean']:.1f}</td>"
+        f"<td>{p['melds_per_game']:.2f}</td><td>{100 * p['draw_rate']:.1f}%</td>"
+        + "".join(f"<td>{100 * b['win_rate']:.1f}%</td>" for b in p["bots"].values()) + "</tr>"
+        for p in res["points"])
+    bot_heads = "".join(f"<th>{e(b)} win rate</th>" for b in (res["points"][0]["bots"] if res["points"] else {}))
+    img = base64.b64encode(png.read_bytes()).decode("ascii")
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Civ Lite sweep: {e(res['param'])}</title>
+<style>body {{ font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; }}
+table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: right; }}
+img {{ max-width: 100%; }}</style></head><body>
+<h1>Sweep of {e(res['param'])}: {e(' vs '.join(res['bots']))}, {res['players']} players, {res['games']} games per value</h1>
+<table><tr><th>{e(res['param'])}</th><th>games</th><th>seat 0 win rate (95% CI)</th><th>mean turns</th>
+<th>melds/game</th><th>draws</th>{bot_heads}</tr>{rows}</table>
+<img alt="metrics against {e(res['param'])}" src="data:image/png;base64,{img}">
+<p>Each value's run (records, summary) is in its own folder; <code>civlite report</code> details any of them.</p>
+</body></html>
+"""
