@@ -30,13 +30,14 @@ from sqlalchemy import (
     create_engine,
     event,
     func,
+    insert,
     select,
     text,
     update,
 )
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 from ..engine import GameRecord, RuleSet, action_from_json
 
@@ -246,22 +247,29 @@ class Store:
             return int(s.execute(select(func.count()).select_from(ActionRow)
                                  .where(ActionRow.table_id == table_id)).scalar() or 0)
 
-    def _append_in(self, s: Session, a: Append) -> None:
-        s.add(ActionRow(table_id=a.table_id, seq=a.seq, seat=a.seat, action=a.action, client_id=a.client_id,
-                        by=a.by, created_at=_now()))
-        s.flush()
-        values: dict[str, Any] = {"num_actions": a.seq}
-        if a.over:
-            values.update(status="over", winner=a.winner)
-        s.execute(update(TableRow).where(TableRow.id == a.table_id).values(**values))
+    def _append_in(self, conn: Connection, batch: Sequence[Append]) -> None:
+        now = _now()
+        conn.execute(insert(ActionRow), [
+            {"table_id": a.table_id, "seq": a.seq, "seat": a.seat, "action": a.action, "client_id": a.client_id,
+             "by": a.by, "created_at": now} for a in batch])
+        last: dict[str, Append] = {}
+        for a in batch:
+            if a.table_id not in last or a.seq > last[a.table_id].seq:
+                last[a.table_id] = a
+        for a in last.values():
+            values: dict[str, Any] = {"num_actions": a.seq}
+            if a.over:
+                values.update(status="over", winner=a.winner)
+            conn.execute(update(TableRow).where(TableRow.id == a.table_id).values(**values))
         if self.is_postgres:
-            s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{a.table_id}:{a.seq}"})
+            for a in batch:
+                conn.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{a.table_id}:{a.seq}"})
 
     def append(self, a: Append) -> None:
         """Commit one action; raises :class:`ConflictError` when its number or client id is taken."""
         try:
-            with self.sessions.begin() as s:
-                self._append_in(s, a)
+            with self.engine.begin() as conn:
+                self._append_in(conn, [a])
         except IntegrityError as e:
             raise ConflictError(f"action {a.seq} of table {a.table_id} conflicts: {e.orig}") from None
 
@@ -273,9 +281,8 @@ class Store:
         if not batch:
             return
         try:
-            with self.sessions.begin() as s:
-                for a in batch:
-                    self._append_in(s, a)
+            with self.engine.begin() as conn:
+                self._append_in(conn, batch)
             return
         except IntegrityError:
             pass

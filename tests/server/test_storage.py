@@ -1,0 +1,106 @@
+"""Storage on SQLite and (marked postgres) on a real PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from civlite.bots import decide, make_bot
+from civlite.engine import Game, RuleSet
+from civlite.server.storage import Append, ConflictError, Store
+
+
+def _table(store: Store, tid: str = "t1", seed: int = 5) -> None:
+    rules = RuleSet.default().with_changes(victory_ct=8)
+    store.create_table(id=tid, name="test", rules=rules.to_dict(), seed=seed,
+                       seats=[{"kind": "human", "name": "a", "token": "x"}, {"kind": "bot", "bot": "random", "name": "b"}],
+                       clock=None)
+
+
+def test_migrations_create_the_schema_and_are_idempotent(db_url: str) -> None:
+    s = Store(db_url)
+    assert s.revision() == "0001"
+    s.migrate()  # again: nothing to do
+    s.close()
+    s2 = Store(db_url)  # a second process starting on the same database
+    assert s2.revision() == "0001"
+    s2.close()
+
+
+def test_actions_are_stored_in_order_and_replay_the_game(db_url: str) -> None:
+    store = Store(db_url)
+    _table(store)
+    rules = RuleSet.default().with_changes(victory_ct=8)
+    game = Game(players=["a", "b"], seed=5, rules=rules)
+    bot = make_bot("random", seed=1)
+    seq = 0
+    while not game.is_over:
+        a = decide(bot, game)
+        p = game.to_move
+        assert p is not None
+        game.apply(a)
+        seq += 1
+        store.append(Append("t1", seq, p, a.to_json(), f"c{seq}", over=game.is_over, winner=game.winner))
+    info = store.get_table("t1")
+    assert info is not None and info.status == "over" and info.winner == game.winner and info.num_actions == seq
+    rec = store.record("t1")
+    replayed = rec.replay()
+    assert replayed.state_json() == game.state_json()
+    assert [a.seq for a in store.load_actions("t1", after=seq - 3)] == [seq - 2, seq - 1, seq]
+    assert store.count_actions("t1") == seq
+    assert [t.id for t in store.list_tables(status="over")] == ["t1"]
+    assert store.list_tables(status="playing") == []
+    store.close()
+
+
+def test_a_taken_number_or_client_id_is_a_conflict_and_changes_nothing(db_url: str) -> None:
+    store = Store(db_url)
+    _table(store)
+    store.append(Append("t1", 1, 0, {"do": "pass"}, "c1"))
+    with pytest.raises(ConflictError):
+        store.append(Append("t1", 1, 0, {"do": "pass"}, "c2"))  # the number is taken
+    with pytest.raises(ConflictError):
+        store.append(Append("t1", 2, 0, {"do": "pass"}, "c1"))  # the client id was used
+    assert store.count_actions("t1") == 1
+    # a group commit with one bad item stores the others
+    batch = [Append("t1", 2, 0, {"do": "pass"}, "c3"), Append("t1", 2, 1, {"do": "pass"}, "c4"),
+             Append("t1", 3, 1, {"do": "pass"}, None)]
+    store.append_many(batch)
+    assert [b.error is None for b in batch] == [True, False, True]
+    assert [a.client_id for a in store.load_actions("t1")] == ["c1", "c3", None]
+    store.close()
+
+
+def test_rematch_link_is_set_once(db_url: str) -> None:
+    store = Store(db_url)
+    _table(store, "t1")
+    _table(store, "t2")
+    _table(store, "t3")
+    assert store.set_rematch("t1", "t2") == "t2"
+    assert store.set_rematch("t1", "t3") == "t2"  # the first one wins
+    store.close()
+
+
+@pytest.mark.postgres
+def test_notify_reaches_a_listener(pg_url: str) -> None:
+    import threading
+
+    store = Store(pg_url)
+    _table(store)
+    got: list[tuple[str, int]] = []
+    seen = threading.Event()
+    stop = threading.Event()
+
+    def cb(tid: str, seq: int) -> None:
+        got.append((tid, seq))
+        seen.set()
+
+    store.listen(cb, stop)
+    # the listener connects asynchronously: append until it has heard one
+    seq = 0
+    while not seen.is_set() and seq < 50:
+        seq += 1
+        store.append(Append("t1", seq, 0, {"do": "pass"}))
+        seen.wait(0.2)
+    stop.set()
+    assert got and got[0][0] == "t1"
+    store.close()
