@@ -8,13 +8,13 @@ import pytest
 pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
 
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
 
-from civlite.engine import NUM_ACTIONS, Game, RuleSet  # noqa: E402
-from civlite.rl.encoding import encode_view, obs_size  # noqa: E402
-from civlite.rl.gymnasium import SingleAgentEnv  # noqa: E402
-from civlite.rl.pettingzoo import env  # noqa: E402
+from civlite.engine import NUM_ACTIONS, Game, RuleSet
+from civlite.rl.encoding import encode_view, obs_size
+from civlite.rl.gymnasium import SingleAgentEnv
+from civlite.rl.pettingzoo import env
 
 
 @pytest.mark.parametrize("players", [2, 3, 6])

@@ -1,0 +1,429 @@
+"""OpenSpiel game ``python_civlite``: ``import civlite.rl.openspiel`` registers it.
+
+>>> import pyspiel, civlite.rl.openspiel
+>>> game = pyspiel.load_game("python_civlite", {"players": 3})
+
+Parameters: ``players`` (2..8), ``rules`` (path of a rule-set TOML file, ``""`` for
+the default rules) and ``victory_ct`` (``0``: the rule set's own; a convenience for
+short games).
+
+Chance is explicit. Every random event of the rules is a chance node whose
+outcomes are card ids (``max_chance_outcomes`` = 112), each uniformly likely:
+
+* the deal: one chance node per dealt card (the hands, then the first player's
+  Rise draw);
+* each card drawn from the deck (R4.1, abilities, melds): the deck is kept
+  *unordered* and each draw picks its card by chance among the deck's cards. This
+  is exactly a uniform shuffle (R3.1, R5.2) revealed one card at a time, so a
+  reshuffle costs no chance node of its own and a Vision's re-shuffle changes
+  nothing;
+* each card taken at random by Raid or Conquest: a chance node over the
+  victim's hand (R5.5).
+
+How, without a hook in the engine: the state wraps a :class:`civlite.engine.Game`
+at its last decision. A player's action is applied to a copy (``clone_fast``)
+whose deck and discard pile are lists that ask a *script* of chance outcomes for
+each card popped, and whose random source asks the same script for each card
+stolen (and for each position of a shuffle of a plain list, which happens only
+when a single action reshuffles twice). When the script runs out, the copy is
+dropped and the state becomes a chance node over the candidates; each chance
+outcome extends the script and replays the action from the saved decision. When
+the action runs to the next decision, that game becomes the state.
+
+Strings and tensors: the observation is the seat's :class:`View` (JSON string;
+tensor :func:`civlite.rl.encoding.encode_view`). The information state string
+adds a digest of every event the seat has seen, redacted for it, so it has
+perfect recall; the information state tensor is the observation tensor (it
+summarises the public history through the discard pile, known cards and CTs, but
+is not a full history). ``resample_from_infostate`` deals a world consistent with
+the seat's view with :func:`civlite.engine.sample_world`, so OpenSpiel's own
+``ISMCTSBot`` can search it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Sequence
+from typing import Any, SupportsIndex
+
+import numpy as np
+import pyspiel
+
+from ..engine import CARDS, NUM_ACTIONS, Event, Game, RuleSet, describe_id, sample_world
+from .encoding import encode_view, obs_size
+
+__all__ = ["GAME_TYPE", "CivLiteGame", "CivLiteState", "game_of"]
+
+NUM_CARDS = len(CARDS)
+_DEFAULT_RULES = RuleSet.default()
+
+GAME_TYPE = pyspiel.GameType(
+    short_name="python_civlite",
+    long_name="Civ Lite: Ancients (civlite)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_DEFAULT_RULES.max_players,
+    min_num_players=_DEFAULT_RULES.min_players,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    provides_factored_observation_string=False,
+    parameter_specification={"players": 2, "rules": "", "victory_ct": 0},
+)
+
+
+class NeedChance(Exception):
+    """Raised inside a replay when the script of chance outcomes has run out."""
+
+    def __init__(self, candidates: Sequence[int]) -> None:
+        super().__init__("chance outcome needed")
+        self.candidates = sorted(candidates)
+
+
+class _Script:
+    __slots__ = ("outcomes", "pos")
+
+    def __init__(self, outcomes: list[int]) -> None:
+        self.outcomes = outcomes
+        self.pos = 0
+
+    def next(self, candidates: Sequence[int]) -> int:
+        if self.pos < len(self.outcomes):
+            c = self.outcomes[self.pos]
+            self.pos += 1
+            return c
+        raise NeedChance(candidates)
+
+
+class _LazyPile(list[int]):
+    """A deck whose order is not decided yet: each card popped is a chance outcome."""
+
+    script: _Script
+
+    def pop(self, index: SupportsIndex = -1) -> int:
+        if index != -1:
+            return super().pop(index)
+        c = self.script.next(self)
+        i = self.index(c)
+        self[i], self[-1] = self[-1], self[i]
+        return super().pop()
+
+
+def _lazy(cards: list[int], script: _Script) -> _LazyPile:
+    pile = _LazyPile(cards)
+    pile.script = script
+    return pile
+
+
+class _ChanceRandom(random.Random):
+    """The engine's random source during a replay: every draw comes from the script."""
+
+    def __init__(self, script: _Script) -> None:
+        super().__init__(0)
+        self.script = script
+        self.game: Game | None = None
+
+    def shuffle(self, x: Any) -> None:
+        if isinstance(x, _LazyPile):
+            return  # its order is decided card by card as cards are drawn
+        # a plain list (a second reshuffle within one action): Fisher-Yates from the top
+        for i in reversed(range(1, len(x))):
+            c = self.script.next(x[: i + 1])
+            j = x.index(c, 0, i + 1)
+            x[i], x[j] = x[j], x[i]
+
+    def random(self) -> float:
+        # only Raid/Conquest steals draw a float: ``int(rng.random() * len(hand))``
+        g = self.game
+        assert g is not None
+        target = g.view(None).resolving_target
+        assert target is not None, "random() outside a steal"
+        hand = g.hands[target]
+        c = self.script.next(hand)
+        return (hand.index(c) + 0.5) / len(hand)
+
+    def randrange(self, *args: Any, **kwargs: Any) -> int:
+        raise AssertionError("civlite.rl.openspiel: unexpected randrange in a replay")
+
+
+def _event_key(e: Event, seat: int) -> str:
+    r = e.for_seat(seat)
+    return f"{r.kind}/{r.player}/{r.target}/{r.ability}/{r.cards}/{r.count}/{r.amount}/{r.secret}/{r.seats}"
+
+
+class _Core:
+    """Everything a state holds; copied by hand (never ``deepcopy`` a Game)."""
+
+    __slots__ = ("candidates", "dealt", "digests", "game", "n", "pending", "rules", "script")
+
+    def __init__(self, rules: RuleSet, n: int) -> None:
+        self.rules = rules
+        self.n = n
+        self.dealt: list[int] = []
+        self.game: Game | None = None
+        self.pending: int | None = None  # the player action waiting on chance
+        self.script: list[int] = []
+        self.candidates: list[int] = list(range(NUM_CARDS))
+        self.digests = [""] * n
+
+    def copy(self) -> _Core:
+        c = _Core.__new__(_Core)
+        c.rules = self.rules
+        c.n = self.n
+        c.dealt = self.dealt[:]
+        c.game = self.game.clone_fast(random.Random(0)) if self.game is not None else None
+        c.pending = self.pending
+        c.script = self.script[:]
+        c.candidates = self.candidates[:]
+        c.digests = self.digests[:]
+        return c
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
+        return self.copy()
+
+    def __copy__(self) -> _Core:
+        return self.copy()
+
+    # -- dynamics -----------------------------------------------------------------
+    @property
+    def deal_size(self) -> int:
+        return min(NUM_CARDS, self.rules.hand_size * self.n + self.rules.rise_draw)
+
+    def is_chance(self) -> bool:
+        return self.game is None or self.pending is not None
+
+    def apply_chance(self, card: int) -> None:
+        if card not in self.candidates:
+            raise ValueError(f"chance outcome {card} is not possible here")
+        if self.game is None:
+            self.dealt.append(card)
+            self.candidates.remove(card)
+            if len(self.dealt) == self.deal_size:
+                self._start()
+            return
+        self.script.append(card)
+        assert self.pending is not None
+        self._run(self.pending)
+
+    def apply_player(self, aid: int) -> None:
+        assert self.game is not None and self.pending is None
+        self.pending = aid
+        self.script = []
+        self._run(aid)
+
+    def _start(self) -> None:
+        r = self.rules
+        hs = r.hand_size
+        hands = [self.dealt[i * hs:(i + 1) * hs] for i in range(self.n)]
+        hands[0] = hands[0] + self.dealt[hs * self.n:]
+        deck = sorted(set(range(NUM_CARDS)) - set(self.dealt))
+        state = {
+            "players": [{"hand": [CARDS[c].name for c in h], "ct": 0} for h in hands],
+            "deck": [CARDS[c].name for c in deck],
+            "discard": [], "active": 0, "phase": "action", "turn": 1,
+        }
+        self.game = Game.from_position(state, r, seed=0)
+        self.candidates = []
+
+    def _run(self, aid: int) -> None:
+        base = self.game
+        assert base is not None
+        script = _Script(self.script)
+        rng = _ChanceRandom(script)
+        g = base.clone_fast(rng)
+        rng.game = g
+        g.deck = _lazy(g.deck, script)
+        g.discard = _lazy(g.discard, script)
+        try:
+            events = g.apply_id(aid)
+        except NeedChance as need:
+            self.candidates = need.candidates
+            return
+        if script.pos != len(self.script):  # pragma: no cover - replays are deterministic
+            raise AssertionError("chance script not consumed")
+        g.deck = list(g.deck)
+        g.discard = list(g.discard)
+        g.rng = random.Random(0)
+        self.game = g
+        self.pending = None
+        self.script = []
+        self.candidates = []
+        if events:
+            for seat in range(self.n):
+                text = ";".join(_event_key(e, seat) for e in events)
+                self.digests[seat] = hashlib.blake2b(
+                    (self.digests[seat] + "|" + text).encode(), digest_size=12
+                ).hexdigest()
+
+    # -- what a seat sees -----------------------------------------------------------
+    def view_string(self, seat: int) -> str:
+        if self.game is None:
+            hs = self.rules.hand_size
+            mine = [CARDS[c].name for i, c in enumerate(self.dealt) if i < hs * self.n and i // hs == seat]
+            if seat == 0:
+                mine += [CARDS[c].name for c in self.dealt[hs * self.n:]]
+            return json.dumps({"seat": seat, "dealing": len(self.dealt), "hand": sorted(mine)})
+        d = self.game.view(seat).to_json()
+        if self.pending is not None and self.game.to_move == seat:
+            d["acting"] = self.pending  # its own action, waiting on chance
+        return json.dumps(d, sort_keys=True, separators=(",", ":"))
+
+
+def _rules_from_params(params: dict[str, Any]) -> RuleSet:
+    path = str(params.get("rules", "") or "")
+    rules = RuleSet.from_toml(path) if path else RuleSet.default()
+    v = int(params.get("victory_ct", 0) or 0)
+    if v:
+        rules = rules.with_changes(victory_ct=v)
+    return rules
+
+
+class CivLiteGame(pyspiel.Game):  # type: ignore[misc]
+    """The OpenSpiel game; parameters ``players``, ``rules`` (TOML path), ``victory_ct``."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        full: dict[str, Any] = {"players": 2, "rules": "", "victory_ct": 0}
+        full.update(params)
+        self.rules = _rules_from_params(full)
+        n = int(full["players"])
+        if not self.rules.min_players <= n <= self.rules.max_players:
+            raise ValueError(f"{n} players: this rule set plays {self.rules.min_players} to {self.rules.max_players}")
+        self.n = n
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_ACTIONS,
+            max_chance_outcomes=NUM_CARDS,
+            num_players=n,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=None,
+            max_game_length=self.rules.turn_limit * 64,
+        )
+        super().__init__(GAME_TYPE, info, full)
+
+    def new_initial_state(self) -> CivLiteState:
+        return CivLiteState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> CivLiteObserver:
+        return CivLiteObserver(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.n, params
+        )
+
+
+class CivLiteState(pyspiel.State):  # type: ignore[misc]
+    """One state; ``state.core.game`` is the civlite Game at the last decision (None while dealing)."""
+
+    def __init__(self, game: CivLiteGame, core: _Core | None = None) -> None:
+        super().__init__(game)
+        self.core = core if core is not None else _Core(game.rules, game.n)
+
+    # -- OpenSpiel API ------------------------------------------------------------
+    def current_player(self) -> int:
+        c = self.core
+        if c.is_chance():
+            return int(pyspiel.PlayerId.CHANCE)
+        assert c.game is not None
+        if c.game.is_over:
+            return int(pyspiel.PlayerId.TERMINAL)
+        seat = c.game.to_move
+        assert seat is not None
+        return seat
+
+    def _legal_actions(self, player: int) -> list[int]:
+        g = self.core.game
+        if g is None or g.is_over or g.to_move != player or self.core.pending is not None:
+            return []
+        return g.legal_ids()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        cands = self.core.candidates
+        p = 1.0 / len(cands)
+        return [(c, p) for c in cands]
+
+    def _apply_action(self, action: int) -> None:
+        if self.core.is_chance():
+            self.core.apply_chance(int(action))
+        else:
+            self.core.apply_player(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"chance: {CARDS[action].name}"
+        return describe_id(action)
+
+    def is_terminal(self) -> bool:
+        g = self.core.game
+        return g is not None and g.is_over
+
+    def returns(self) -> list[float]:
+        g = self.core.game
+        if g is None:
+            return [0.0] * self.core.n
+        return g.returns()
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CivLiteState:
+        """A state drawn uniformly among those ``player_id`` cannot tell from this one."""
+        c = self.core
+        if c.game is None or c.pending is not None:
+            raise ValueError("resample_from_infostate is supported at decision nodes only")
+        if c.game.is_over:
+            return self.clone()  # type: ignore[no-any-return]
+        rng = random.Random(int(probability_sampler() * 2**62))
+        world = sample_world(c.game.view(player_id), rng)
+        core = c.copy()
+        core.game = world
+        return CivLiteState(self.get_game(), core)
+
+    def __str__(self) -> str:
+        c = self.core
+        if c.game is None:
+            return f"dealing: {len(c.dealt)} of {c.deal_size} cards dealt"
+        s = str(c.game)
+        if c.pending is not None:
+            s += f"\n  pending chance after {describe_id(c.pending)} ({len(c.script)} outcomes so far)"
+        return s
+
+
+class CivLiteObserver:
+    """Observer for strings and tensors (the PyObserver interface)."""
+
+    def __init__(self, iig_obs_type: Any, n: int, params: Any) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        self.n = n
+        self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self.tensor = np.zeros(obs_size(n), np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: CivLiteState, player: int) -> None:
+        g = state.core.game
+        if g is None or not self.private:
+            self.tensor.fill(0.0)
+            return
+        encode_view(g.view(player), out=self.tensor)
+
+    def string_from(self, state: CivLiteState, player: int) -> str:
+        c = state.core
+        if not self.private:
+            if c.game is None:
+                return f"dealing {len(c.dealt)}"
+            return json.dumps(c.game.view(None).to_json(), sort_keys=True, separators=(",", ":"))
+        s = c.view_string(player)
+        if self.perfect_recall:
+            s += "|" + c.digests[player]
+        return s
+
+
+def game_of(state: CivLiteState) -> Game | None:
+    """The civlite Game at the state's last decision (``None`` while dealing)."""
+    return state.core.game
+
+
+pyspiel.register_game(GAME_TYPE, CivLiteGame)

@@ -1,0 +1,218 @@
+"""The OpenSpiel game ``python_civlite``: chance nodes, invariants, strings, ISMCTS."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from civlite.engine import CARDS, NUM_ACTIONS, RuleSet  # noqa: E402
+from civlite.rl.encoding import obs_size  # noqa: E402
+from civlite.rl.openspiel import CivLiteState, game_of  # noqa: E402
+
+
+def _load(players: int = 2, **params: object) -> object:
+    return pyspiel.load_game("python_civlite", {"players": players, **params})
+
+
+def _check_invariants(state: CivLiteState) -> None:
+    g = game_of(state)
+    if g is None:
+        return
+    cards = [c for h in g.hands for c in h] + list(g.deck) + list(g.discard)
+    assert sorted(cards) == list(range(len(CARDS))), "cards are conserved"
+    assert all(ct >= 0 for ct in g.ct)
+    if not state.is_terminal() and not state.is_chance_node():
+        legal = state.legal_actions()
+        assert legal and all(0 <= a < NUM_ACTIONS for a in legal)
+        assert legal == g.legal_ids()
+
+
+def _random_game(game: object, rng: random.Random, check: bool = True) -> tuple[CivLiteState, int, int]:
+    state = game.new_initial_state()  # type: ignore[attr-defined]
+    decisions = chances = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
+            assert len({a for a, _ in outcomes}) == len(outcomes)
+            state.apply_action(rng.choice([a for a, _ in outcomes]))
+            chances += 1
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+            decisions += 1
+        if check:
+            _check_invariants(state)
+    return state, decisions, chances
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_random_games_keep_invariants(players: int) -> None:
+    game = _load(players)
+    rng = random.Random(players)
+    for _ in range(6):
+        state, decisions, chances = _random_game(game, rng)
+        r = state.returns()
+        assert sorted(r) in ([-1.0] * (players - 1) + [1.0], [0.0] * players)
+        assert decisions > 0 and chances >= 5 * players + 2
+
+
+def test_pyspiel_random_sim_test() -> None:
+    pyspiel.random_sim_test(_load(2, victory_ct=8), num_sims=3, serialize=True, verbose=False)
+    pyspiel.random_sim_test(_load(3, victory_ct=8), num_sims=2, serialize=False, verbose=False)
+
+
+def test_deal_is_chance_over_all_cards() -> None:
+    game = _load(2)
+    s = game.new_initial_state()
+    assert s.is_chance_node()
+    out = s.chance_outcomes()
+    assert [a for a, _ in out] == list(range(len(CARDS)))
+    assert out[0][1] == pytest.approx(1 / len(CARDS))
+    for _ in range(2 * 5 + 2):
+        assert s.is_chance_node()
+        s.apply_action(s.chance_outcomes()[0][0])
+    assert s.current_player() == 0
+    g = game_of(s)
+    assert g is not None and len(g.hands[0]) == 7 and len(g.hands[1]) == 5 and len(g.deck) == 112 - 12
+
+
+def test_each_drawn_card_is_a_chance_node() -> None:
+    game = _load(2)
+    s = game.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(s.chance_outcomes()[-1][0])
+    g = game_of(s)
+    assert g is not None
+    deck_before = sorted(g.deck)
+    s.apply_action(0)  # pass the action phase
+    s.apply_action(0)  # pass the meld: the turn ends, seat 1 rises and draws 2
+    for _ in range(2):
+        assert s.is_chance_node()
+        cands = [a for a, _ in s.chance_outcomes()]
+        assert set(cands) <= set(deck_before)
+        s.apply_action(cands[0])
+    assert s.current_player() == 1
+    assert len(game_of(s).hands[1]) == 7
+
+
+def test_raid_steal_is_a_chance_node_over_the_victims_hand() -> None:
+    rules = RuleSet.default()
+    game = _load(2)
+    rng = random.Random(7)
+    for _ in range(200):
+        s = game.new_initial_state()
+        while s.is_chance_node():
+            s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+        raid = 1 + 4 * 8 + 1  # basic Military -> next seat
+        if raid in s.legal_actions():
+            break
+    else:  # pragma: no cover
+        pytest.fail("no Raid in 200 deals")
+    assert rules.basic[4] is not None and rules.basic[4].name == "Raid"
+    victim = list(game_of(s).hands[1])
+    s.apply_action(raid)
+    assert s.is_chance_node()
+    assert [a for a, _ in s.chance_outcomes()] == sorted(victim)
+    s.apply_action(victim[2])
+    assert not s.is_chance_node()
+    assert victim[2] in game_of(s).hands[0]
+
+
+def test_strings_tensors_and_hidden_cards() -> None:
+    game = _load(3)
+    rng = random.Random(3)
+    s = game.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+    for _ in range(40):
+        if s.is_terminal():
+            break
+        if s.is_chance_node():
+            s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+            continue
+        g = game_of(s)
+        assert g is not None
+        for p in range(3):
+            info = s.information_state_string(p)
+            obs = s.observation_string(p)
+            assert info.startswith(obs)
+            assert len(s.observation_tensor(p)) == obs_size(3)
+            assert len(s.information_state_tensor(p)) == obs_size(3)
+            view = g.view(p)
+            visible = {c.name for c in view.hand} | {c.name for c in view.discard}
+            visible |= {c.name for q in view.players for c in q.known}
+            for q in range(3):
+                if q == p:
+                    continue
+                for c in g.hands[q]:
+                    name = CARDS[c].name
+                    if name not in visible:
+                        assert f'"{name}"' not in info
+        s.apply_action(rng.choice(s.legal_actions()))
+
+
+def test_resample_from_infostate_keeps_the_infostate() -> None:
+    game = _load(3)
+    rng = random.Random(11)
+    s = game.new_initial_state()
+    differs = 0
+    for _ in range(300):
+        if s.is_terminal():
+            break
+        if s.is_chance_node():
+            s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+            continue
+        p = s.current_player()
+        r = s.resample_from_infostate(p, rng.random)
+        assert r.information_state_string(p) == s.information_state_string(p)
+        assert r.legal_actions() == s.legal_actions()
+        differs += game_of(r).hands != game_of(s).hands  # type: ignore[union-attr]
+        s.apply_action(rng.choice(s.legal_actions()))
+    assert differs > 0
+
+
+def _ismcts_game(players: int, victory_ct: int, sims: int, seed: int) -> tuple[list[float], int]:
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = _load(players, victory_ct=victory_ct)
+    rs = np.random.RandomState(seed)
+    ev = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs)
+    bots = [ismcts.ISMCTSBot(game, ev, uct_c=2.0, max_simulations=sims, random_state=rs) for _ in range(players)]
+    s = game.new_initial_state()
+    moves = 0
+    while not s.is_terminal():
+        if s.is_chance_node():
+            acts, probs = zip(*s.chance_outcomes(), strict=True)
+            s.apply_action(int(rs.choice(acts, p=probs)))
+        else:
+            s.apply_action(int(bots[s.current_player()].step(s)))
+            moves += 1
+            assert moves < 5000
+    return s.returns(), moves
+
+
+def test_ismcts_bot_plays_a_short_game() -> None:
+    returns, moves = _ismcts_game(2, victory_ct=4, sims=4, seed=1)
+    assert moves > 0 and sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+    assert Counter(returns)[1.0] <= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3])
+def test_ismcts_bot_plays_full_games(players: int) -> None:
+    returns, moves = _ismcts_game(players, victory_ct=20, sims=10, seed=players)
+    assert (moves > 0 and 1.0 in returns) or returns == [0.0] * players
+
+
+@pytest.mark.slow
+def test_many_random_games_keep_invariants() -> None:
+    rng = random.Random(0)
+    for players in range(2, 9):
+        game = _load(players)
+        for _ in range(25):
+            _random_game(game, rng)
