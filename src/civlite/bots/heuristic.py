@@ -492,7 +492,6 @@ def situation_from_game(game: Game, seat: int, kind: str) -> Situation:
     Unseen suit counts are approximated as the deck's composition less the seat's
     hand and the discard pile; a discard in progress is not subtracted.
     """
-    n = game.n
     counts = [0] * 8
     for c in game.hands[seat]:
         counts[SUIT[c]] += 1

@@ -62,6 +62,7 @@ class ISMCTSBot(Bot):
         c: float = 0.7,
         discards: str = "heuristic",
         temperature: float = 2.5,
+        discount: float = 0.995,
     ) -> None:
         super().__init__(seed)
         if rollout not in ("heuristic", "random"):
@@ -81,6 +82,7 @@ class ISMCTSBot(Bot):
         self.c = float(c)
         self.discards = discards
         self.temperature = float(temperature)
+        self.discount = float(discount)
         self._opts = {"iterations": iterations, "seconds": seconds, "rollout": rollout if rollout != "heuristic" else None,
                       "depth": depth if depth != 12 else None, "c": c if c != 0.7 else None,
                       "discards": discards if discards != "heuristic" else None}
@@ -118,12 +120,13 @@ class ISMCTSBot(Bot):
             self._iterate(root, world, ev)
             done += 1
         self.last_iterations = done
-        legal_set = set(legal)
-        best, best_n = legal[0], -1
-        for aid in legal:  # ascending ids: ties go to the lowest
+        best, best_key = legal[0], (-1, -1.0)
+        for aid in legal:  # most visits, then best mean; remaining ties go to the lowest id
             ch = root.children.get(aid)
-            if ch is not None and ch.visits > best_n and aid in legal_set:
-                best, best_n = aid, ch.visits
+            if ch is not None and ch.visits:
+                key = (ch.visits, ch.wins / ch.visits)
+                if key > best_key:
+                    best, best_key = aid, key
         return best
 
     # -- one iteration ----------------------------------------------------------
@@ -134,10 +137,12 @@ class ISMCTSBot(Bot):
         c = self.c
         log = math.log
         sqrt = math.sqrt
+        steps = 0
         while not world.over:
             legal = world.legal_ids()
             p = world.to_move
             assert p is not None
+            steps += 1
             if len(legal) == 1:  # forced steps do not branch the tree
                 world.apply_id(legal[0])
                 continue
@@ -170,12 +175,17 @@ class ISMCTSBot(Bot):
             node = children[best_a]
             world.apply_id(best_a)
             path.append(node)
-        rewards = self._rollout(world, ev)
+        rewards, more = self._rollout(world, ev)
+        # sooner is surer: shrink the result toward an equal share with the distance (a win now beats
+        # a win later, a loss later beats a loss now)
+        shrink = self.discount ** (steps + more)
+        fair = 1.0 / world.n
+        rewards = [fair + (r - fair) * shrink for r in rewards]
         for nd in path[1:]:
             nd.visits += 1
             nd.wins += rewards[nd.mover]
 
-    def _rollout(self, world: Game, ev: Evaluator) -> list[float]:
+    def _rollout(self, world: Game, ev: Evaluator) -> tuple[list[float], int]:
         rng = self.rng
         steps = 0
         depth = self.depth
@@ -190,7 +200,7 @@ class ISMCTSBot(Bot):
                 a = legal[int(rng.random() * len(legal))]
             world.apply_id(a)
             steps += 1
-        return self.evaluate(world, ev)
+        return self.evaluate(world, ev), steps
 
     def evaluate(self, world: Game, ev: Evaluator) -> list[float]:
         """Reward of each seat in [0, 1]: the result, or an estimate of each seat's chance."""

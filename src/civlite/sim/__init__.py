@@ -7,6 +7,16 @@
 * :func:`civlite.sim.sweep.sweep` runs one simulation per value of a rule-set number.
 """
 
-from .simulator import SUMMARY_KEYS, SimConfig, SimResult, derive_seed, load_run, play_game, simulate, summarize
+from .simulator import (
+    SUMMARY_KEYS,
+    SimConfig,
+    SimResult,
+    derive_seed,
+    load_run,
+    play_game,
+    simulate,
+    split_bots,
+    summarize,
+)
 
-__all__ = ["SUMMARY_KEYS", "SimConfig", "SimResult", "derive_seed", "load_run", "play_game", "simulate", "summarize"]
+__all__ = ["SUMMARY_KEYS", "SimConfig", "SimResult", "derive_seed", "load_run", "play_game", "simulate", "split_bots", "summarize"]

@@ -17,7 +17,9 @@ Fail = Callable[..., Exception]
 
 
 def _specs(bots: str) -> tuple[str, ...]:
-    return tuple(s.strip() for s in bots.split(",") if s.strip())
+    from .simulator import split_bots
+
+    return split_bots(bots)
 
 
 def sim_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,

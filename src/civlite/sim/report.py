@@ -59,13 +59,12 @@ def analyze(summary: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[st
         p, lo, hi = wilson(seat_wins[s], decided)
         seats.append({"seat": s, "wins": seat_wins[s], "win_rate": p, "ci95": [lo, hi]})
     fair = 1.0 / n
-    s0 = seats[0] if seats else {"win_rate": 0.0, "ci95": [0.0, 1.0]}
     if decided == 0:
         fpa = "No game was decided, so the first-player advantage cannot be measured."
     else:
-        diff = s0["win_rate"] - fair
-        lo, hi = s0["ci95"]
-        where = (f"The first player (seat 0) wins {_pct(s0['win_rate'])} of decided games "
+        p0, lo, hi = wilson(seat_wins[0], decided)
+        diff = p0 - fair
+        where = (f"The first player (seat 0) wins {_pct(p0)} of decided games "
                  f"(95% CI {_pct(lo)}–{_pct(hi)}), against a fair share of {_pct(fair)}")
         if lo > fair:
             fpa = where + f": a significant first-player advantage of {100 * diff:+.1f} points."
@@ -89,12 +88,14 @@ def analyze(summary: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[st
             for t in range(horizon):
                 col[t].append(cts[min(t, last)][s])
     for spec, cols in series.items():
-        med, q1, q3 = [], [], []
-        for col in cols:
-            col.sort()
-            med.append(quantile(col, 0.5))
-            q1.append(quantile(col, 0.25))
-            q3.append(quantile(col, 0.75))
+        med: list[float] = []
+        q1: list[float] = []
+        q3: list[float] = []
+        for values in cols:
+            values.sort()
+            med.append(quantile(values, 0.5))
+            q1.append(quantile(values, 0.25))
+            q3.append(quantile(values, 0.75))
         race[spec] = {"median": med, "q25": q1, "q75": q3}
     # abilities: activations per game, win rate of the seats that used it (>= once)
     names = list(summary.get("abilities", {}))

@@ -77,6 +77,23 @@ class SimConfig:
                    seed=int(d["seed"]), rules=RuleSet.from_dict(d["rules"]))
 
 
+def split_bots(text: str) -> tuple[str, ...]:
+    """``"ismcts:iterations=200,depth=4,heuristic"`` -> ``("ismcts:iterations=200,depth=4", "heuristic")``.
+
+    Commas separate bots, but a ``key=value`` piece after a comma continues the
+    previous bot's options (bot names never hold ``=``).
+    """
+    out: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if "=" in part and ":" not in part and out:
+            out[-1] += "," + part
+        else:
+            out.append(part)
+    return tuple(out)
+
+
 def derive_seed(seed: int, index: int, salt: str = "game") -> int:
     """A 63-bit seed from ``(seed, index)``: stable across runs, processes and machines."""
     return random.Random(f"civlite-sim:{salt}:{seed}:{index}").getrandbits(63)
@@ -103,7 +120,7 @@ def play_game(cfg: SimConfig, index: int) -> dict[str, Any]:
             elif k == "meld":
                 melds.append([e.player, game.turn])
     ct_by_turn.append(list(game.ct))  # the final CT
-    line = game.record().to_json()
+    line: dict[str, Any] = game.record().to_json()
     line["index"] = index
     line["bots"] = specs
     line["stats"] = {"turns": game.turn, "winner": game.winner, "drawn": list(game.drawn),
@@ -223,7 +240,14 @@ def simulate(
     callback: Callable[[int, int], None] | None = progress if callable(progress) else None
     if progress is True:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         bar = Progress(
             TextColumn("[bold]sim[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
@@ -246,7 +270,7 @@ def simulate(
         if close is not None:
             try:
                 close()
-            except Exception:  # noqa: BLE001 - best effort while stopping
+            except Exception:
                 pass
     finally:
         if bar is not None:
