@@ -32,15 +32,14 @@ def screen_text(app: CivliteApp | Any) -> str:
     return "\n".join(s.text.rstrip() for s in strips)
 
 
-async def settle(pilot: Pilot[Any], session: Session, limit: int = 5000) -> None:
+async def settle(pilot: Pilot[Any], session: Session, limit: int = 1000) -> None:
     """Let the bots play until a human decides or the game is over."""
-    await pilot.pause()
     for _ in range(limit):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
         p = session.to_move
         if p is None or not session.is_bot(p):
             break
-        await pilot.pause()
-    await pilot.pause()
 
 
 def session_at(state: dict[str, Any], seats: list[SeatSpec], rules: RuleSet | None = None) -> Session:

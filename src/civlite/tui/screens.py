@@ -7,6 +7,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.markdown import Markdown as RichMarkdown
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -14,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Header, Input, Label, Markdown, Select, Static
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from ..engine import GameRecord, IllegalActionError, RecordError, RuleSet, RuleSetError
 from .session import BOT_LEVELS, HUMAN, Replay, SeatSpec, Session, choices_for, event_line, is_discard_kind
@@ -27,6 +28,7 @@ from .widgets import (
     opponents_renderable,
     piles_renderable,
     race_renderable,
+    seat_ct,
 )
 
 if TYPE_CHECKING:
@@ -87,7 +89,7 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-box") as box:
             box.border_title = "Help: keys and rules (esc closes)"
             yield Static(keys_table(self.keys), id="help-keys")
-            yield Markdown(rules_text(), id="help-rules")
+            yield Static(RichMarkdown(rules_text()), id="help-rules")
 
     def on_mount(self) -> None:
         self.query_one("#help-box").focus()
@@ -109,10 +111,11 @@ class PassScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Center(id="pass-box"):
+        with Vertical(id="pass-box"):
             yield Label(f"Pass to seat {self.seat} ({self.seat_name})", id="pass-title")
             yield Label(self.why or "The hands are hidden until that player is ready.", id="pass-why")
-            yield Button(f"I am seat {self.seat}: show my hand (enter)", id="ready", variant="primary")
+            with Center():
+                yield Button(f"I am seat {self.seat}: show my hand (enter)", id="ready", variant="primary")
         yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -336,9 +339,10 @@ class TableScreen(Screen[None]):
         if view.over:
             if view.winner is not None:
                 text = (f"[b green]Game over: seat {view.winner} ({names[view.winner]}) wins "
-                        f"with {s.game.ct[view.winner]} CT[/] after {view.turn} turns (R8.1).")
+                        f"with {seat_ct(view, view.winner)} CT[/] on turn {view.turn} (R8.1).")
             else:
-                text = f"[b]Game over: a draw between seats {', '.join(map(str, view.drawn))}[/] (R8.2)."
+                text = (f"[b]Game over: the turn limit is reached, a draw between seats "
+                        f"{', '.join(map(str, view.drawn))}[/] (R8.2).")
             panel.show_over(text + "\n\n[b]s[/b] saves the record, [b]n[/b] starts a new game, [b]q[/b] quits.")
             return
         p = view.pending
@@ -410,13 +414,14 @@ class TableScreen(Screen[None]):
     @work(exclusive=True, group="bots")
     async def run_bots(self) -> None:
         s = self.session
+        shown = False
         while (p := s.to_move) is not None and s.is_bot(p):
-            self.refresh_table()
             delay = self.civ.delay
-            if delay > 0:
-                await asyncio.sleep(delay)
-            else:
-                await asyncio.sleep(0)
+            if delay > 0 or not shown:  # at speed 0 the table is drawn only when the bots are done
+                self.refresh_table()
+                shown = True
+            await asyncio.sleep(delay)
+            # search bots think in a thread so that the table stays responsive
             action = await asyncio.to_thread(s.bot_action)
             if s.to_move != p:  # pragma: no cover - the game moved on meanwhile
                 return

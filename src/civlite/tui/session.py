@@ -349,8 +349,25 @@ class Replay:
         return [event_line(e, seat) for evs in self.events[: self.step + 1] for e in evs]
 
     def action_text(self) -> str:
+        """The action that led to this step, in public terms (a card taken from the deck stays secret)."""
         if self.step == 0:
             return "the deal"
         a = self.record.actions[self.step - 1]
-        who = self.games[self.step - 1].to_move
-        return f"seat {who}: {a.to_json()['do']}"
+        before = self.games[self.step - 1]
+        who = f"seat {before.to_move}"
+        pending = before.pending
+        if isinstance(a, Basic):  # Advanced too
+            table = before.rules.advanced if isinstance(a, Advanced) else before.rules.basic
+            ab = table[a.cards[0].suit] if a.cards else None
+            name = ab.name if ab else a.do
+            target = f" on seat {a.target}" if a.target is not None else ""
+            return f"{who}: {name}{target}, paying {', '.join(c.name for c in a.cards)}"
+        if isinstance(a, Take):
+            if pending is not None and pending.kind == "foundations":
+                return f"{who}: took {a.card.name} from the discard pile"
+            return f"{who}: took a card from the deck"
+        if isinstance(a, Meld):
+            return f"{who}: melded {', '.join(c.name for c in a.cards)}"
+        if isinstance(a, Discard):
+            return f"{who}: discarded {', '.join(c.name for c in a.cards)}"
+        return f"{who}: passed"

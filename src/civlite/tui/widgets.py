@@ -179,7 +179,8 @@ class DecisionPanel(Vertical):
         self.border_title = "Decision (d)"
         self.view: View | None = None
         self.choices: list[Choice] = []
-        self.mode = "wait"  # wait | choices | discard | meld | over
+        self.mode = ""  # wait | choices | discard | meld | over
+        self._title = ""
 
     def compose(self) -> ComposeResult:
         yield Static(id="decision-title")
@@ -229,14 +230,16 @@ class DecisionPanel(Vertical):
         sl.focus()
 
     def _set_mode(self, mode: str, title: str) -> None:
+        if title != self._title:
+            self._title = title
+            self.query_one("#decision-title", Static).update(Text.from_markup(title))
+        if mode == self.mode:
+            return
         self.mode = mode
-        self.query_one("#decision-title", Static).update(Text.from_markup(title))
         self.query_one("#choices").display = mode == "choices"
         picking = mode in ("discard", "meld")
         for w in ("#picker", "#picker-status", "#picker-buttons"):
             self.query_one(w).display = picking
-        if not picking and mode != "choices":
-            self.query_one("#choices", OptionList).clear_options()
 
     # -- answering -------------------------------------------------------------
     def picked(self) -> list[Card]:

@@ -1,0 +1,70 @@
+"""``civlite play`` and ``civlite replay``: arguments and errors (the apps themselves are tested with Pilot)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from civlite.cli import app
+from civlite.tui import CivliteApp, ReplayApp, SeatSpec, Session
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def launched(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Record the apps the commands would run instead of running them."""
+    apps: list[Any] = []
+    monkeypatch.setattr(CivliteApp, "run", lambda self, *a, **k: apps.append(self))
+    monkeypatch.setattr(ReplayApp, "run", lambda self, *a, **k: apps.append(self))
+    return apps
+
+
+def test_play_with_seats_starts_a_game(launched: list[Any], tmp_path: Path) -> None:
+    rules = tmp_path / "short.toml"
+    rules.write_text("victory_ct = 8\n", encoding="utf-8")
+    save = tmp_path / "g.json"
+    result = runner.invoke(app, ["play", "--seats", "Ann,heuristic,random", "--rules", str(rules),
+                                 "--seed", "5", "--delay", "0.2", "--save", str(save)])
+    assert result.exit_code == 0, result.output
+    (a,) = launched
+    assert isinstance(a, CivliteApp) and a.session is not None and a.delay == 0.2
+    assert a.session.game.rules.victory_ct == 8 and a.session.game.seed == 5
+    assert [s.kind for s in a.session.seats] == ["human", "heuristic", "random"]
+    assert a.session.save_path == save
+
+
+def test_play_without_seats_opens_the_setup(launched: list[Any]) -> None:
+    result = runner.invoke(app, ["play"])
+    assert result.exit_code == 0, result.output
+    assert launched[0].session is None
+
+
+def test_play_errors(launched: list[Any], tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", "--seats", ",".join(["random"] * 9)])
+    assert result.exit_code == 2 and "9 players" in result.output
+    result = runner.invoke(app, ["play", "--resume", str(tmp_path / "none.json")])
+    assert result.exit_code == 2 and "cannot read" in result.output
+    bad = tmp_path / "bad.toml"
+    bad.write_text("victory = 3\n", encoding="utf-8")
+    result = runner.invoke(app, ["play", "--rules", str(bad)])
+    assert result.exit_code == 2 and "unknown key 'victory'" in result.output
+    assert not launched
+
+
+def test_play_resumes_and_replay_opens(launched: list[Any], tmp_path: Path) -> None:
+    path = tmp_path / "g.json"
+    s = Session.new([SeatSpec("human", "ann"), SeatSpec("random")], seed=1)
+    s.apply(s.game.legal_actions()[0])
+    s.save(path)
+    assert runner.invoke(app, ["play", "--resume", str(path)]).exit_code == 0
+    assert launched[0].session.game.actions == s.game.actions
+    assert runner.invoke(app, ["replay", str(path)]).exit_code == 0
+    assert isinstance(launched[1], ReplayApp) and launched[1].replay.last == 1
+    not_a_record = tmp_path / "x.json"
+    not_a_record.write_text("{}", encoding="utf-8")
+    result = runner.invoke(app, ["replay", str(not_a_record)])
+    assert result.exit_code == 2 and "not a civlite record" in result.output
