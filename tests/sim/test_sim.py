@@ -148,7 +148,11 @@ def test_ray_backend_matches_local(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ray = pytest.importorskip("ray")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=str(tmp_path / "ray"))
+    import shutil
+    import tempfile
+
+    short = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # Ray's socket paths must stay under 107 bytes
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=short)
     try:
         cfg = SimConfig(bots=("heuristic", "random"), players=2, games=10, seed=9)
         a = simulate(cfg, workers=2, backend="ray")
@@ -156,3 +160,4 @@ def test_ray_backend_matches_local(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         assert a.lines == b.lines and a.summary == b.summary
     finally:
         ray.shutdown()
+        shutil.rmtree(short, ignore_errors=True)
