@@ -104,7 +104,8 @@ class Client:
     """A blocking WebSocket client speaking the protocol."""
 
     def __init__(self, ws_url: str) -> None:
-        self.ws: ClientConnection = connect(ws_url, max_size=None, open_timeout=10)
+        self._cm = connect(ws_url, max_size=None, open_timeout=10)
+        self.ws: ClientConnection = self._cm.__enter__()
         self.frames: list[dict[str, Any]] = []
         self.state: dict[str, Any] | None = None
         self.seq = 0
@@ -146,12 +147,19 @@ class Client:
         aid = self.act(action, id)
         return self.until(lambda m: m.get("id") == aid and m["type"] in ("ack", "error"))
 
+    def play(self, action: dict[str, Any], id: str | None = None) -> dict[str, Any]:
+        """Act, wait for the ack, then for the update it caused (or the error)."""
+        r = self.act_wait(action, id)
+        if r["type"] == "ack" and self.seq < r["seq"]:
+            self.until(lambda m: self.seq >= r["seq"])
+        return r
+
     def my_turn(self) -> bool:
         s = self.state
         return bool(s and s["pending"] and s["pending"]["player"] == s["seat"])
 
     def close(self) -> None:
-        self.ws.close()
+        self._cm.__exit__(None, None, None)
 
 
 def simple_action(state: dict[str, Any], suits: dict[str, int]) -> dict[str, Any]:
@@ -252,9 +260,11 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return url
 
 
-@pytest.fixture
-def server(sqlite_url: str) -> Iterator[ServerProc]:
-    s = ServerProc(sqlite_url).start()
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc]:
+    """One server per test module (SQLite); tests make their own tables."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('live') / 'civlite.db'}"
+    s = ServerProc(url).start()
     try:
         yield s
     finally:

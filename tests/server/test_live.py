@@ -1,0 +1,260 @@
+"""Against a real uvicorn server in a subprocess: REST lobby, play, idempotent resend, errors,
+hostile input, kill -9 and restart, turn clock."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from civlite.engine import GameRecord
+from civlite.server.storage import Store
+
+from .conftest import Client, ServerProc, simple_action, token_of
+
+
+def test_rest_lobby(server: ServerProc) -> None:
+    meta = httpx.get(server.url + "/api/meta").json()
+    assert meta["protocol"] == 1 and len(meta["cards"]) == 112 and set(meta["rulesets"]) >= {"default", "quick"}
+    r = httpx.post(server.url + "/api/tables", json={"seats": [{"kind": "human"}]})
+    assert r.status_code == 422  # fewer than 2 seats
+    r = httpx.post(server.url + "/api/tables", json={"seats": [{"kind": "human"}, {"kind": "bot", "bot": "nosuch"}]})
+    assert r.status_code == 422 and "nosuch" in r.text
+    r = httpx.post(server.url + "/api/tables", json={"seats": [{"kind": "human"}] * 2, "rules": "chess"})
+    assert r.status_code == 422 and "chess" in r.text
+    t = server.create([{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "ismcts"}], rules="quick", clock=60)
+    assert t["seats"][0]["invite"].startswith(f"/t/{t['id']}#k=") and t["seats"][1]["invite"] is None
+    assert t["rules"]["victory_ct"] == 10 and t["clock"] == 60
+    listed = httpx.get(server.url + "/api/tables").json()
+    assert t["id"] in [x["id"] for x in listed]
+    assert token_of(t, 0) not in json.dumps(listed)  # no tokens in the public list
+    assert token_of(t, 0) not in httpx.get(server.url + f"/api/tables/{t['id']}").text
+    assert httpx.get(server.url + f"/api/tables/{t['id']}/record").status_code == 409  # not over: secret
+    assert httpx.get(server.url + "/api/tables/nosuch").status_code == 404
+    page = httpx.get(server.url + f"/t/{t['id']}")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    assert httpx.get(server.url + "/static/app.js").status_code == 200
+
+
+def test_two_humans_and_a_bot_play_to_the_end_with_a_spectator(server: ServerProc, suits: dict[str, int]) -> None:
+    t = server.create([{"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "human"}], victory_ct=6)
+    a, b, spec = Client(server.ws_url), Client(server.ws_url), Client(server.ws_url)
+    assert a.hello(t["id"], token_of(t, 0))["seat"] == 0
+    assert b.hello(t["id"], token_of(t, 2))["seat"] == 2
+    w = spec.hello(t["id"], None)
+    assert w["seat"] is None and w["state"]["hand"] == [] and all(p["known"] == [] for p in w["state"]["players"])
+    deadline = time.monotonic() + 120
+    while not (a.state and a.state["over"]):
+        assert time.monotonic() < deadline
+        for c in (a, b):
+            if c.my_turn():
+                r = c.act_wait(simple_action(c.state, suits))
+                assert r["type"] == "ack", r
+        for c in (a, b):
+            try:
+                while True:
+                    c.recv(timeout=0.02)
+            except TimeoutError:
+                pass
+    spec.until(lambda m: m["type"] == "update" and m["state"]["over"], timeout=30)
+    rec = httpx.get(server.url + f"/api/tables/{t['id']}/record").json()
+    game = GameRecord.from_json(rec).replay()
+    assert game.is_over and game.winner == a.state["winner"]
+    assert len(rec["actions"]) == a.seq
+    # rematch: same tokens, a new table
+    a.send({"v": 1, "type": "rematch"})
+    m = a.until(lambda m: m["type"] == "rematch")
+    c2 = Client(server.ws_url)
+    assert c2.hello(m["table"], token_of(t, 2))["seat"] == 2
+    for c in (a, b, spec, c2):
+        c.close()
+
+
+def test_resend_is_applied_once_and_errors_change_nothing(server: ServerProc, suits: dict[str, int]) -> None:
+    t = server.create([{"kind": "human"}, {"kind": "human"}], victory_ct=6, seed=11)
+    a, b = Client(server.ws_url), Client(server.ws_url)
+    a.hello(t["id"], token_of(t, 0))
+    b.hello(t["id"], token_of(t, 1))
+    act = simple_action(a.state, suits)
+    first = a.act_wait(act, id="same-id")
+    assert first["type"] == "ack" and not first["duplicate"]
+    again = a.act_wait(act, id="same-id")  # a resend after a network drop
+    assert again == {**first, "duplicate": True}
+    # from another connection of the same seat too (a reload)
+    a2 = Client(server.ws_url)
+    w = a2.hello(t["id"], token_of(t, 0))
+    assert w["seq"] == first["seq"]
+    assert a2.act_wait(act, id="same-id")["duplicate"] is True
+    errors = {
+        "not_your_turn": (b if a2.my_turn() else a2, {"do": "pass"}),
+        "bad_action": (a2, {"do": "fly"}),
+        "wrong_seat": (a2, {"do": "pass", "player": 1}),
+    }
+    for code, (c, action) in errors.items():
+        r = c.act_wait(action)
+        assert r["type"] == "error" and r["code"] == code and r["message"], r
+    c = a2 if a2.my_turn() else b
+    r = c.act_wait({"do": "basic", "cards": ["Greeks"] if "Greeks" not in c.state["hand"] else ["Romans"]})
+    assert r["type"] == "error" and r["code"] in ("illegal", "bad_action")
+    assert a2.hello(t["id"], "forged-token")["code"] == "bad_token"
+    assert a2.hello("nosuch", None)["code"] == "no_table"
+    w2 = Client(server.ws_url).hello(t["id"], token_of(t, 0))
+    assert w2["seq"] == first["seq"] and w2["state"] == w["state"]
+
+
+def test_hostile_input_10000_messages(server: ServerProc, suits: dict[str, int]) -> None:
+    t = server.create([{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}], victory_ct=20, seed=3)
+    a, b = Client(server.ws_url), Client(server.ws_url)
+    a.hello(t["id"], token_of(t, 0))
+    b.hello(t["id"], token_of(t, 1))
+    acked: list[str] = []
+    for _ in range(3):  # a few real moves, so replays have something to replay
+        c = a if a.my_turn() else b
+        if not c.my_turn():
+            break
+        aid = c.act(simple_action(c.state, suits))
+        r = c.until(lambda m, aid=aid: m.get("id") == aid)
+        assert r["type"] == "ack"
+        acked.append(aid)
+        c.until(lambda m: m["type"] == "update")
+        time.sleep(0.05)
+        for x in (a, b):
+            try:
+                while True:
+                    x.recv(timeout=0.05)
+            except TimeoutError:
+                pass
+    assert acked
+    store = Store(server.db_url, migrate=False)
+    before_rows = store.load_actions(t["id"])
+    before = {s: Client(server.ws_url).hello(t["id"], token_of(t, s)) for s in (0, 1)}
+    mover = a if a.my_turn() else b
+    waiter = b if mover is a else a
+    rng = random.Random(1)
+    card_names = list(suits)
+    hostile: list[tuple[Client, str | bytes, str]] = []  # (connection, frame, expected reply)
+    for i in range(10000):
+        k = i % 10
+        if k == 0:
+            hostile.append((mover, "{" * rng.randint(1, 50), "error"))
+        elif k == 1:
+            hostile.append((mover, json.dumps({"v": rng.choice([0, 2, "1", None]), "type": "ping"}), "error"))
+        elif k == 2:
+            hostile.append((waiter, json.dumps({"v": 1, "type": "action", "id": f"h{i}", "action": {"do": "pass"}}), "error"))
+        elif k == 3:  # a replay of an acknowledged action
+            hostile.append((a, json.dumps({"v": 1, "type": "action", "id": rng.choice(acked), "action": {"do": "pass"}}), "ack"))
+        elif k == 4:
+            hostile.append((mover, json.dumps({"v": 1, "type": "hello", "table": t["id"], "token": f"x{i}"}), "error"))
+        elif k == 5:
+            cards = rng.sample(card_names, rng.randint(1, 7))
+            do = rng.choice(["basic", "advanced", "meld", "discard"])
+            if do in ("basic", "advanced") and set(cards) & set(mover.state["hand"]):
+                cards = [c for c in cards if c not in mover.state["hand"]][:1] or ["Greeks"]
+            hostile.append((mover, json.dumps({"v": 1, "type": "action", "id": f"h{i}", "action": {"do": do, "cards": cards, "target": rng.randint(-1, 9)}}), "maybe"))
+        elif k == 6:
+            hostile.append((mover, json.dumps({"v": 1, "type": "action", "id": f"h{i}", "action": {"do": "pass", "player": 7}}), "error"))
+        elif k == 7:
+            hostile.append((mover, bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 40))), "error"))
+        elif k == 8:
+            hostile.append((mover, json.dumps({"v": 1, "type": rng.choice(["hello", "action", "x", 5]), "id": i}), "error"))
+        else:
+            hostile.append((mover, json.dumps([1, 2, {"v": 1}]) if i % 20 == 9 else "x" * 17000, "error"))
+    replies: dict[Client, list[dict]] = {a: [], b: []}
+    for start in range(0, len(hostile), 500):  # in bursts: a client that never reads gets dropped
+        sent = {a: 0, b: 0}
+        for c, frame, _exp in hostile[start:start + 500]:
+            c.send(frame)
+            sent[c] += 1
+        for c in (a, b):
+            got = 0
+            while got < sent[c]:
+                m = c.recv(timeout=30)
+                if m["type"] in ("error", "ack"):
+                    replies[c].append(m)
+                    got += 1
+                else:
+                    assert m["type"] == "presence", m  # no update: nothing changed
+    kinds = [m["type"] for c in (a, b) for m in replies[c]]
+    assert kinds.count("ack") == 1000 and all(m["duplicate"] for c in (a, b) for m in replies[c] if m["type"] == "ack")
+    errs = [m for c in (a, b) for m in replies[c] if m["type"] == "error"]
+    assert len(errs) == 9000 and all(m["code"] and m["message"] for m in errs)
+    assert server.alive()
+    after_rows = store.load_actions(t["id"])
+    assert after_rows == before_rows
+    after = {s: Client(server.ws_url).hello(t["id"], token_of(t, s)) for s in (0, 1)}
+    for s in (0, 1):
+        assert after[s]["state"] == before[s]["state"] and after[s]["seq"] == before[s]["seq"]
+    # and the game goes on
+    c = a if a.my_turn() else b
+    assert c.act_wait(simple_action(c.state, suits))["type"] == "ack"
+    store.close()
+
+
+def test_kill_9_restart_reconnect_continue(tmp_path: Path, suits: dict[str, int]) -> None:
+    url = f"sqlite:///{tmp_path / 'crash.db'}"
+    srv = ServerProc(url).start()
+    port = srv.port
+    try:
+        t = srv.create([{"kind": "human"}, {"kind": "bot", "bot": "random"}], victory_ct=8, seed=21)
+        tok = token_of(t, 0)
+        a = Client(srv.ws_url)
+        a.hello(t["id"], tok)
+        for _ in range(12):
+            a.until(lambda m: a.my_turn(), timeout=20) if not a.my_turn() else None
+            assert a.play(simple_action(a.state, suits))["type"] == "ack"
+            if a.state["over"]:
+                break
+        assert not a.state["over"]
+        a.until(lambda m: a.my_turn(), timeout=20) if not a.my_turn() else None
+        last_state, last_seq = a.state, a.seq
+        # one more action, sent just before the crash: its ack may or may not have been sent
+        pending_action = simple_action(a.state, suits)
+        pending_id = a.act(pending_action, id="in-flight")
+        srv.kill9()
+        a.close()
+        srv2 = ServerProc(url, port=port).start()
+        srv = srv2
+        b = Client(srv.ws_url)  # the page reloads and reconnects with its token
+        w = b.hello(t["id"], tok)
+        assert w["seq"] in (last_seq, last_seq + 1) or w["seq"] > last_seq  # bots may have moved after it
+        if w["seq"] == last_seq:  # the in-flight action was not committed: the position is the last acknowledged one
+            assert w["state"] == last_state
+        # the client resends what was never acknowledged: applied exactly once
+        r = b.play(pending_action, id=pending_id)
+        assert r["type"] == "ack" and r["seq"] == last_seq + 1
+        assert r["duplicate"] == (w["seq"] > last_seq)
+        # play to the end
+        while not (b.state and b.state["over"]):
+            if b.my_turn():
+                assert b.play(simple_action(b.state, suits))["type"] == "ack"
+            else:
+                b.until(lambda m: m["type"] == "update", timeout=20)
+        rec = GameRecord.from_json(httpx.get(srv.url + f"/api/tables/{t['id']}/record").json())
+        assert rec.replay().is_over
+        assert sum(1 for x in rec.actions) == b.seq
+    finally:
+        srv.stop()
+
+
+def test_turn_clock_lets_a_bot_decide(server: ServerProc) -> None:
+    t = server.create([{"kind": "human"}, {"kind": "bot", "bot": "random"}], victory_ct=6, clock=1, seed=4)
+    a = Client(server.ws_url)
+    w = a.hello(t["id"], token_of(t, 0))
+    assert w["clock"] and w["clock"]["seat"] == 0 and w["clock"]["seconds"] == 1
+    n = a.until(lambda m: m["type"] == "notice", timeout=15)
+    assert "clock ran out" in n["text"] and n["seat"] == 0
+    u = a.until(lambda m: m["type"] == "update", timeout=15)
+    assert u["by"] == {"seat": 0, "via": "clock"}
+
+
+@pytest.mark.parametrize("n", [2])
+def test_bots_only_table_plays_itself(server: ServerProc, n: int) -> None:
+    t = server.create([{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "heuristic"}], victory_ct=6)
+    spec = Client(server.ws_url)
+    spec.hello(t["id"], None)
+    m = spec.until(lambda m: m["type"] == "update" and m["state"]["over"], timeout=60)
+    assert m["state"]["winner"] in (0, 1, None)

@@ -1,0 +1,61 @@
+"""Two uvicorn processes on one PostgreSQL database: moves made through one reach the
+clients of the other (LISTEN/NOTIFY), and storage survives both."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from civlite.engine import GameRecord
+
+from .conftest import Client, ServerProc, simple_action, token_of
+
+pytestmark = pytest.mark.postgres
+
+
+def test_two_processes_share_games_through_postgres(pg_url: str, suits: dict[str, int]) -> None:
+    s1 = ServerProc(pg_url).start()
+    s2 = ServerProc(pg_url).start()
+    try:
+        t = s1.create([{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}], victory_ct=6, seed=9)
+        a = Client(s1.ws_url)  # seat 0 on process 1
+        b = Client(s2.ws_url)  # seat 1 on process 2
+        spec = Client(s2.ws_url)  # a spectator on process 2
+        assert a.hello(t["id"], token_of(t, 0))["seat"] == 0
+        assert b.hello(t["id"], token_of(t, 1))["seat"] == 1
+        spec.hello(t["id"], None)
+        # the table is listed by both processes
+        assert t["id"] in [x["id"] for x in httpx.get(s2.url + "/api/tables").json()]
+        deadline = time.monotonic() + 180
+        moves = {0: 0, 1: 0}
+        while not (a.state and a.state["over"]):
+            assert time.monotonic() < deadline, "game did not end"
+            for seat, c, other in ((0, a, b), (1, b, a)):
+                if c.my_turn() and c.seq >= other.seq:
+                    r = c.play(simple_action(c.state, suits))
+                    assert r["type"] == "ack", r
+                    moves[seat] += 1
+                    # the other process's client sees the same move, through NOTIFY
+                    other.until(lambda m, o=other, q=r["seq"]: o.seq >= q, timeout=20)
+            for c in (a, b):
+                try:
+                    while True:
+                        c.recv(timeout=0.02)
+                except TimeoutError:
+                    pass
+        assert moves[0] > 0 and moves[1] > 0
+        b.until(lambda m: b.state["over"], timeout=20) if not b.state["over"] else None
+        spec.until(lambda m: spec.state["over"], timeout=20) if not spec.state["over"] else None
+        assert a.state["winner"] == b.state["winner"] == spec.state["winner"]
+        assert a.seq == b.seq == spec.seq
+        # the stored record replays to the same end, through either process
+        rec = GameRecord.from_json(httpx.get(s2.url + f"/api/tables/{t['id']}/record").json())
+        g = rec.replay()
+        assert g.is_over and g.winner == a.state["winner"] and len(rec.actions) == a.seq
+        for c in (a, b, spec):
+            c.close()
+    finally:
+        s1.stop()
+        s2.stop()
