@@ -16,6 +16,7 @@ import hmac
 import json
 import logging
 import random
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -56,6 +57,12 @@ def bot_for(spec: str, seed: int | None) -> tuple[Bot, str]:
         return make_bot("random", seed=seed), "random"
 
 
+def ability_text(text: str) -> str:
+    """The engine's effect text, tidied for players ("take 1 card", "discards its whole hand")."""
+    text = text.replace(" ('all': its hand)", "").replace("discards all cards of its choice", "discards its whole hand")
+    return re.sub(r"\b1 cards\b", "1 card", text)
+
+
 def rules_json(rules: RuleSet) -> dict[str, Any]:
     """Public rule facts for clients (no cards)."""
     return {
@@ -64,7 +71,7 @@ def rules_json(rules: RuleSet) -> dict[str, Any]:
         "meld_draw": rules.meld_draw,
         "meld_suits": [int(s) for s in rules.meld_suits], "meld_one_of": [int(s) for s in rules.meld_one_of],
         "abilities": [{"name": a.name, "suit": int(a.suit), "tier": a.tier, "cards": a.cards, "targets": a.targets,
-                       "text": a.text, "rule": a.rule, "key": a.key} for a in rules.abilities],
+                       "text": ability_text(a.text), "rule": a.rule, "key": a.key} for a in rules.abilities],
     }
 
 

@@ -280,6 +280,7 @@ class Table {
     const mine = pending && me !== null && pending.player === me;
     document.body.dataset.decision = mine ? pending.decision : "";
     document.body.dataset.over = st.over ? "1" : "";
+    document.body.dataset.seq = this.seq;
     const cts = Array.from({ length: this.table.seats.length }, (_, i) => (i === me ? st.ct : st.players.find((p) => p.seat === i)?.ct ?? 0));
     const track = cts.map((ct, i) => `
       <div class="trackrow ${i === me ? "me" : ""}" data-testid="track-${i}">
@@ -391,7 +392,7 @@ class Table {
     } else {
       body = `<h3>${esc(kind)}</h3>`;
     }
-    return `<section class="panel decision" data-testid="decision" data-kind="${esc(kind)}">${body}${err}${this.busy ? `<div class="muted">sending…</div>` : ""}</section>`;
+    return `<section class="panel decision" data-testid="decision" data-kind="${esc(kind)}" data-count="${p.count || 0}">${body}${err}${this.busy ? `<div class="muted">sending…</div>` : ""}</section>`;
   }
 
   overHtml(st) {
