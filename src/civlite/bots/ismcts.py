@@ -20,7 +20,9 @@ Search* (SO-ISMCTS), for several players:
 
 Budget: ``iterations=N`` (default 1000; deterministic for a seed) or
 ``seconds=S`` per decision. Options: ``rollout=heuristic|random``, ``depth``,
-``c`` (exploration), ``discards=heuristic|search`` (step-by-step discards are
+``c`` (exploration), ``bias`` (progressive bias toward the heuristic's choice at
+each node: its line is expanded first and gets ``bias / sqrt(1 + visits)`` added to
+its UCB score; 0 turns it off), ``discards=heuristic|search`` (step-by-step discards are
 left to the heuristic by default: they are many and rarely decide a game).
 """
 
@@ -37,13 +39,14 @@ from .heuristic import DISCARD_BASE, Evaluator, evaluator, policy_on_game, situa
 
 
 class Node:
-    __slots__ = ("avail", "children", "mover", "visits", "wins")
+    __slots__ = ("avail", "children", "hint", "mover", "visits", "wins")
 
     def __init__(self, mover: int) -> None:
         self.mover = mover
         self.visits = 0
         self.wins = 0.0
         self.avail = 0
+        self.hint = -1  # the heuristic's choice here (-1: not asked yet)
         self.children: dict[int, Node] = {}
 
 
@@ -63,6 +66,7 @@ class ISMCTSBot(Bot):
         discards: str = "heuristic",
         temperature: float = 2.5,
         discount: float = 0.995,
+        bias: float = 0.5,
     ) -> None:
         super().__init__(seed)
         if rollout not in ("heuristic", "random"):
@@ -83,9 +87,8 @@ class ISMCTSBot(Bot):
         self.discards = discards
         self.temperature = float(temperature)
         self.discount = float(discount)
-        self._opts = {"iterations": iterations, "seconds": seconds, "rollout": rollout if rollout != "heuristic" else None,
-                      "depth": depth if depth != 12 else None, "c": c if c != 0.7 else None,
-                      "discards": discards if discards != "heuristic" else None}
+        self.bias = float(bias)
+        self._opts: dict[str, Any] = {}  # the options given in the spec (set by make_bot)
         self.last_iterations = 0  # iterations of the last search (for benchmarks)
 
     @property
@@ -108,6 +111,8 @@ class ISMCTSBot(Bot):
         rng = self.rng
         assert view.seat is not None
         root = Node(-1)
+        if self.bias > 0:  # the root's hint comes from the view itself
+            root.hint = ev.choose(situation_from_view(view), legal)
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         limit = self.iterations
         done = 0
@@ -150,6 +155,10 @@ class ISMCTSBot(Bot):
                 world.apply_id(policy_on_game(world, legal, ev))
                 continue
             children = node.children
+            bias = self.bias
+            if bias > 0 and node.hint < 0:
+                node.hint = policy_on_game(world, legal, ev)
+            hint = node.hint
             untried = []
             for a in legal:
                 ch = children.get(a)
@@ -158,7 +167,10 @@ class ISMCTSBot(Bot):
                 else:
                     ch.avail += 1
             if untried:
-                a = untried[int(rng.random() * len(untried))]
+                if hint in untried:  # progressive bias: the heuristic's line first
+                    a = hint
+                else:
+                    a = untried[int(rng.random() * len(untried))]
                 ch = Node(p)
                 ch.avail = 1
                 children[a] = ch
@@ -170,6 +182,8 @@ class ISMCTSBot(Bot):
             for a in legal:
                 ch = children[a]
                 u = ch.wins / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
+                if a == hint:
+                    u += bias / (1 + ch.visits) ** 0.5
                 if u > best_u:
                     best_u, best_a = u, a
             node = children[best_a]
@@ -222,7 +236,9 @@ class ISMCTSBot(Bot):
 
 
 def _factory(seed: int | None = None, **options: Any) -> ISMCTSBot:
-    return ISMCTSBot(seed=seed, **options)
+    bot = ISMCTSBot(seed=seed, **options)
+    bot._opts = dict(options)
+    return bot
 
 
 register("ismcts", _factory)
