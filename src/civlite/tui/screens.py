@@ -262,14 +262,14 @@ class TableScreen(Screen[None]):
         Binding("question_mark,f1", "help", "Help"),
         Binding("p", "pass_turn", "Pass"),
         Binding("m", "meld_builder", "Meld"),
-        Binding("c", "confirm", "Confirm", show=False),
+        Binding("c", "confirm", "Confirm"),
         Binding("escape", "back", "Back", show=False),
         Binding("d", "focus_decision", "Decision", show=False),
         Binding("l", "focus_log", "Log", show=False),
         Binding("plus,equals_sign", "faster", "Faster"),
         Binding("minus", "slower", "Slower"),
         Binding("s", "save", "Save"),
-        Binding("n", "new_game", "New", show=False),
+        Binding("n", "new_game", "New game"),
         Binding("q", "app.quit", "Quit"),
         *(Binding(str(i), f"pick({i - 1})", str(i), show=False) for i in range(1, 10)),
     ]
@@ -332,6 +332,10 @@ class TableScreen(Screen[None]):
         self._show_decision()
 
     def _show_decision(self) -> None:
+        self._update_decision()
+        self.refresh_bindings()
+
+    def _update_decision(self) -> None:
         s = self.session
         panel = self.query_one(DecisionPanel)
         view = s.view(self.viewer)
@@ -448,6 +452,19 @@ class TableScreen(Screen[None]):
         return True
 
     # -- key actions -------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Show only the keys that do something now (``None``: shown greyed out)."""
+        mode = self.query_one(DecisionPanel).mode if self.is_mounted else ""
+        if action == "pass_turn":
+            return (mode == "choices" and any(c.key == "pass" for c in self.query_one(DecisionPanel).choices)) or None
+        if action == "meld_builder":
+            return (mode == "choices" and any(c.key == "build" for c in self.query_one(DecisionPanel).choices)) or None
+        if action == "confirm":
+            return mode in ("discard", "meld") or None
+        if action == "new_game":
+            return mode == "over"
+        return True
+
     def action_pick(self, index: int) -> None:
         self.query_one(DecisionPanel).pick(index)
 

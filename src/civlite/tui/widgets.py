@@ -32,8 +32,8 @@ LETTER_STYLE = {s.letter: st for s, st in SUIT_STYLE.items()}
 
 
 def card_text(card: Card, *, letter: bool = True) -> Text:
-    style = SUIT_STYLE[card.suit]
-    return Text(f"{card.suit.letter}:{card.name}" if letter else card.name, style=style)
+    # a styled span, not a base style: Textual's Content (option prompts) keeps only spans
+    return Text().append(f"{card.suit.letter}:{card.name}" if letter else card.name, style=SUIT_STYLE[card.suit])
 
 
 def cards_text(cards: Sequence[Card], sep: str = ", ", letter: bool = True) -> Text:
