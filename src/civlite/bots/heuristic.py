@@ -490,19 +490,28 @@ def situation_from_game(game: Game, seat: int, kind: str) -> Situation:
     """The heuristic's picture of an (imagined) game, for rollouts: no View is built.
 
     Unseen suit counts are approximated as the deck's composition less the seat's
-    hand and the discard pile; a discard in progress is not subtracted.
+    hand and the discard pile (counted only for action decisions, where Foundations
+    needs them); a discard in progress is not subtracted.
     """
     counts = [0] * 8
     for c in game.hands[seat]:
         counts[SUIT[c]] += 1
     discard = [0] * 8
-    for c in game.discard:
-        discard[SUIT[c]] += 1
+    if kind == "action":
+        for c in game.discard:
+            discard[SUIT[c]] += 1
     unseen = [DECK_SUITS[s] - counts[s] - discard[s] for s in range(8)]
     sizes = [len(h) for h in game.hands]
     pend = game.pending
     need = pend.count if pend is not None else 0
     return Situation(seat, kind, counts, game.ct, sizes, discard, unseen, need)
+
+
+def suit_counts(cards: Sequence[int]) -> list[int]:
+    counts = [0] * 8
+    for c in cards:
+        counts[SUIT[c]] += 1
+    return counts
 
 
 _EVALUATORS: dict[tuple[RuleSet, int], Evaluator] = {}

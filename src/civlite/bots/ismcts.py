@@ -35,7 +35,7 @@ from typing import Any
 
 from ..engine import Game, View, sample_world
 from . import Bot, register
-from .heuristic import DISCARD_BASE, Evaluator, evaluator, policy_on_game, situation_from_game, situation_from_view
+from .heuristic import DISCARD_BASE, Evaluator, evaluator, policy_on_game, situation_from_view, suit_counts
 
 
 class Node:
@@ -226,9 +226,9 @@ class ISMCTSBot(Bot):
             return [1.0 / len(drawn) if p in drawn else 0.0 for p in range(n)]
         t = self.temperature
         scores = []
+        hands = world.hands
         for p in range(n):
-            s = situation_from_game(world, p, "action")
-            scores.append(world.ct[p] + 0.7 * ev.hand_value(s.counts))
+            scores.append(world.ct[p] + 0.7 * ev.hand_value(suit_counts(hands[p])))
         top = max(scores)
         ex = [math.exp((x - top) / t) for x in scores]
         tot = sum(ex)
