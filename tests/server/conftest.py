@@ -51,7 +51,7 @@ class ServerProc:
 
     def start(self, timeout: float = 30.0) -> ServerProc:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self._log = open(self.log_path, "ab")  # noqa: SIM115
+        self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "civlite.server", "--host", "127.0.0.1", "--port", str(self.port),
              "--db", self.db_url, "--bot-delay", str(self.bot_delay)],

@@ -54,6 +54,11 @@ def test_two_processes_share_games_through_postgres(pg_url: str, suits: dict[str
         rec = GameRecord.from_json(httpx.get(s2.url + f"/api/tables/{t['id']}/record").json())
         g = rec.replay()
         assert g.is_over and g.winner == a.state["winner"] and len(rec.actions) == a.seq
+        # a rematch asked through process 1 reaches the player on process 2
+        a.send({"v": 1, "type": "rematch"})
+        new = a.until(lambda m: m["type"] == "rematch")["table"]
+        assert b.until(lambda m: m["type"] == "rematch", timeout=20)["table"] == new
+        assert Client(s2.ws_url).hello(new, token_of(t, 1))["seat"] == 1
         for c in (a, b, spec):
             c.close()
     finally:

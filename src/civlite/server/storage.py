@@ -233,6 +233,8 @@ class Store:
         with self.sessions.begin() as s:
             s.execute(update(TableRow).where(TableRow.id == table_id, TableRow.rematch.is_(None)).values(rematch=rematch))
             got = s.execute(select(TableRow.rematch).where(TableRow.id == table_id)).scalar()
+            if self.is_postgres:  # seq 0: "the table itself changed" for other processes
+                s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{table_id}:0"})
         return got or rematch
 
     # -- actions ------------------------------------------------------------------
@@ -336,4 +338,4 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"))
 
 
-__all__ = ["Append", "ConflictError", "Connection", "Store", "StorageError", "TableInfo", "default_db_url"]
+__all__ = ["Append", "ConflictError", "Connection", "StorageError", "Store", "TableInfo", "default_db_url"]

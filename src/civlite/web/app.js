@@ -95,7 +95,7 @@ function lobby() {
   const seatChoice = (i) => `
     <div class="seatrow" data-seat="${i}"><b>Seat ${i + 1}</b>
       <select class="kind" data-testid="seat-kind-${i}">
-        <option value="human">Human</option>${META.bots.map((b) => `<option value="bot:${b}" ${i > 0 && false ? "selected" : ""}>Bot: ${b}</option>`).join("")}
+        <option value="human">Human</option>${META.bots.map((b) => `<option value="bot:${b}">Bot: ${b}</option>`).join("")}
       </select>
       <input class="sname" placeholder="${i === 0 ? "your name" : "name (optional)"}" maxlength="40">
     </div>`;
@@ -157,7 +157,7 @@ async function refreshOpen() {
   try {
     const list = await api("/api/tables");
     ul.innerHTML = list.length ? list.map((t) => `<li><span><b>${esc(t.name)}</b> <span class="muted">${t.seats.length} seats · ${esc(t.rules.name)} to ${t.rules.victory_ct} CT${t.clock ? ` · ${t.clock}s clock` : ""} · turn ${t.turn}</span><br>
-      <span class="muted">${t.seats.map((s) => `${esc(s.name)}${s.kind === "bot" ? " 🤖".replace("🤖", "(bot)") : s.connected ? " ●" : " ○"}`).join(", ")}</span></span>
+      <span class="muted">${t.seats.map((s) => `${esc(s.name)}${s.kind === "bot" ? " (bot)" : s.connected ? " ●" : " ○"}`).join(", ")}</span></span>
       <a href="/t/${esc(t.id)}">watch</a></li>`).join("") : `<li class="muted">no open tables yet</li>`;
   } catch (e) { ul.innerHTML = `<li class="error">${esc(e.message)}</li>`; }
 }
