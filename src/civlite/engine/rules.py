@@ -106,16 +106,16 @@ class Ability:
     cards: int
     effects: tuple[Effect, ...]
     rule: str = ""
+    #: whether the acting player chooses an opponent (R5.1); derived from the effects
+    targets: bool = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "targets", any(e.targets for e in self.effects))
 
     @property
     def key(self) -> str:
         """Lower-case identifier: ``"pass_the_torch"``; names its discard decision."""
         return "_".join(self.name.lower().replace("-", " ").split())
-
-    @property
-    def targets(self) -> bool:
-        """Whether the acting player chooses an opponent (R5.1)."""
-        return any(e.targets for e in self.effects)
 
     @property
     def text(self) -> str:
