@@ -45,7 +45,8 @@ class LinearPolicy:
         logits[mask == 0] = -np.inf
         logits -= logits.max()
         p = np.exp(logits)
-        return p / p.sum()
+        out: np.ndarray = p / p.sum()
+        return out
 
     def act(self, obs: dict[str, np.ndarray], greedy: bool = False) -> tuple[int, np.ndarray, np.ndarray]:
         x = self.features(obs["observation"])
