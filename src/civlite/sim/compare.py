@@ -99,8 +99,8 @@ def rules_diff(ra: dict[str, Any], rb: dict[str, Any], prefix: str = "") -> list
 
 
 def compare_runs(run_a: str | Path, run_b: str | Path) -> dict[str, Any]:
-    sa, la = load_run(run_a)
-    sb, lb = load_run(run_b)
+    sa, la = load_run(run_a, light=True)
+    sb, lb = load_run(run_b, light=True)
     res = compare_lines(sa, la, sb, lb)
     res["a"]["dir"] = str(run_a)
     res["b"]["dir"] = str(run_b)

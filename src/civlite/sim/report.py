@@ -295,7 +295,7 @@ turn {m['first_meld_p50']:.0f}; {m['games_without_meld']} games had no meld.</p>
 
 def build_report(run: str | Path, out: str | Path | None = None) -> dict[str, Any]:
     """Write report.html, the PNGs and report.json for the run directory ``run``."""
-    summary, lines = load_run(run)
+    summary, lines = load_run(run, light=True)
     if not lines:
         raise ValueError(f"{run}: no games in games.jsonl")
     od = Path(out) if out is not None else Path(run)

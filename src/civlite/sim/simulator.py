@@ -129,8 +129,14 @@ def play_game(cfg: SimConfig, index: int) -> dict[str, Any]:
 
 
 def play_chunk(cfg_json: dict[str, Any], indices: Sequence[int]) -> list[dict[str, Any]]:
+    """Play some games; each comes back light (index, bots, stats) with its whole line as JSON text."""
     cfg = SimConfig.from_json(cfg_json)
-    return [play_game(cfg, i) for i in indices]
+    out = []
+    for i in indices:
+        line = play_game(cfg, i)
+        out.append({"index": i, "bots": line["bots"], "stats": line["stats"],
+                    "json": json.dumps(line, separators=(",", ":"))})
+    return out
 
 
 def _chunks(games: int, size: int) -> list[list[int]]:
@@ -204,6 +210,8 @@ def run_ray(cfg: SimConfig, workers: int, address: str | None = None) -> Iterato
 
 @dataclass
 class SimResult:
+    """``lines`` are light (index, bots, stats); the full records are in the run's games.jsonl."""
+
     config: SimConfig
     lines: list[dict[str, Any]]
     interrupted: bool
@@ -233,6 +241,7 @@ def simulate(
     else:
         raise ValueError(f"unknown backend {backend!r}: local or ray")
     lines: list[dict[str, Any]] = []
+    texts: dict[int, str] = {}
     interrupted = False
     t0 = time.perf_counter()
     bar: Any = None
@@ -258,7 +267,9 @@ def simulate(
         task = bar.add_task("sim", total=cfg.games, rate=0.0)
     try:
         for chunk in stream:
-            lines.extend(chunk)
+            for entry in chunk:
+                texts[entry["index"]] = entry.pop("json")
+                lines.append(entry)
             if bar is not None:
                 el = time.perf_counter() - t0
                 bar.update(task, completed=len(lines), rate=len(lines) / el if el > 0 else 0.0)
@@ -279,16 +290,17 @@ def simulate(
     lines.sort(key=lambda d: d["index"])
     summary = summarize(cfg, lines)
     if out is not None:
-        write_run(out, cfg, lines, summary)
+        write_run(out, [texts[ln["index"]] for ln in lines], summary)
     return SimResult(cfg, lines, interrupted, seconds, summary)
 
 
-def write_run(out: str | Path, cfg: SimConfig, lines: Sequence[dict[str, Any]], summary: dict[str, Any]) -> None:
+def write_run(out: str | Path, texts: Sequence[str], summary: dict[str, Any]) -> None:
+    """Write a run directory: the game lines (JSON text, in game order) and the summary."""
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
     with (d / "games.jsonl").open("w", encoding="utf-8") as f:
-        for line in lines:
-            f.write(json.dumps(line, separators=(",", ":")))
+        for text in texts:
+            f.write(text)
             f.write("\n")
     (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
 
@@ -354,13 +366,19 @@ def summarize(cfg: SimConfig, lines: Sequence[dict[str, Any]]) -> dict[str, Any]
     }
 
 
-def load_run(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """``(summary, game lines)`` of a run directory."""
+def load_run(path: str | Path, light: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(summary, game lines)`` of a run directory; ``light`` keeps only index, bots and stats."""
     d = Path(path)
     summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
     lines = []
     gp = d / "games.jsonl"
     if gp.exists():
         with gp.open(encoding="utf-8") as f:
-            lines = [json.loads(x) for x in f if x.strip()]
+            for x in f:
+                if not x.strip():
+                    continue
+                line = json.loads(x)
+                if light:
+                    line = {"index": line.get("index"), "bots": line["bots"], "stats": line["stats"]}
+                lines.append(line)
     return summary, lines
