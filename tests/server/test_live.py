@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import random
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -194,8 +193,9 @@ def test_hostile_input_10000_messages(server: ServerProc, suits: dict[str, int])
     store.close()
 
 
-def test_kill_9_restart_reconnect_continue(tmp_path: Path, suits: dict[str, int]) -> None:
-    url = f"sqlite:///{tmp_path / 'crash.db'}"
+def test_kill_9_restart_reconnect_continue(db_url: str, suits: dict[str, int]) -> None:
+    """On SQLite and (marked postgres) on PostgreSQL."""
+    url = db_url
     srv = ServerProc(url).start()
     port = srv.port
     try:
@@ -258,3 +258,24 @@ def test_bots_only_table_plays_itself(server: ServerProc, n: int) -> None:
     spec.hello(t["id"], None)
     m = spec.until(lambda m: m["type"] == "update" and m["state"]["over"], timeout=60)
     assert m["state"]["winner"] in (0, 1, None)
+
+
+def test_a_restarted_server_resumes_its_tables_without_clients(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """After kill -9 and a restart, an unfinished table's clock and bots go on by themselves."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('resume') / 'r.db'}"
+    srv = ServerProc(url).start()
+    t = srv.create([{"kind": "human"}, {"kind": "bot", "bot": "random"}], victory_ct=6, clock=1, seed=8)
+    srv.kill9()  # nobody ever connected; the clock had not run out yet
+    store = Store(url, migrate=False)
+    assert store.count_actions(t["id"]) == 0
+    srv = ServerProc(url, port=srv.port).start()
+    try:
+        deadline = time.monotonic() + 30
+        while store.count_actions(t["id"]) < 3:  # the clock decided for seat 0, then the bot moved, ...
+            assert time.monotonic() < deadline, "the table did not resume"
+            time.sleep(0.2)
+        by = {a.by for a in store.load_actions(t["id"])}
+        assert by <= {"clock", "bot"} and "clock" in by
+    finally:
+        srv.stop()
+        store.close()

@@ -212,6 +212,7 @@ class Manager:
         self.committer = Committer(store)
         self.listen = store.is_postgres if listen is None else listen
         self._stop: Any = None
+        self._resume_task: asyncio.Task[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.on_frame: Callable[[Conn, dict[str, Any]], None] | None = None  # tests
 
@@ -224,10 +225,22 @@ class Manager:
         if self.listen:
             self._stop = threading.Event()
             self.store.listen(self._notified, self._stop)
+        self._resume_task = asyncio.create_task(self._resume())
+
+    async def _resume(self, limit: int = 500) -> None:
+        """After a (re)start: rebuild the unfinished tables from storage so their bots and clocks go on."""
+        try:
+            infos = await asyncio.to_thread(self.store.list_tables, "playing", limit)
+            for info in infos:
+                await self.get(info.id)
+        except Exception:
+            log.exception("could not resume tables")
 
     async def stop(self) -> None:
         if self._stop is not None:
             self._stop.set()
+        if self._resume_task is not None:
+            self._resume_task.cancel()
         for t in self.tables.values():
             if t.task:
                 t.task.cancel()
@@ -392,6 +405,8 @@ class Manager:
         async with t.lock:
             conn.table, conn.seat = t, seat
             t.conns.add(conn)
+            if t.task is None and not t.game.is_over:
+                self._schedule(t)  # take the table over if nobody here runs its next bot move or clock
             w = self.welcome(t, seat)
             conn.send(w)
             if self.on_frame is not None:
@@ -473,8 +488,14 @@ class Manager:
             return seq
 
     # -- bots and clocks -------------------------------------------------------------
-    def _schedule(self, t: Table, broadcast_first: tuple[int, list[Event], int, str] | None = None) -> None:
-        """After a change: set the clock (so the update carries it), broadcast, start the next bot/clock."""
+    def _schedule(self, t: Table, broadcast_first: tuple[int, list[Event], int, str] | None = None,
+                  own: bool = True) -> None:
+        """After a change: set the clock (so the update carries it), broadcast, start the next bot/clock.
+
+        ``own=False`` (a move that another process committed): that process runs the next bot
+        move or clock, this one only shows the clock. A process takes a table over when a
+        client says hello to it and nobody here runs its next step (e.g. the other one died).
+        """
         if t.task is not None and t.task_seq != t.seq:
             t.task.cancel()
             t.task = None
@@ -485,7 +506,10 @@ class Manager:
         if pending is not None and t.task is None:
             seat = pending.player
             kind = t.info.seats[seat].get("kind")
-            if kind == "bot":
+            if not own:
+                if kind != "bot" and t.info.clock:
+                    t.deadline = time.time() + t.info.clock
+            elif kind == "bot":
                 delay = self.bot_delay * random.uniform(0.6, 1.4) if self.bot_delay > 0 else 0.0
                 t.task = asyncio.create_task(self._bot_move(t, seat, t.seq, delay))
                 t.task_seq = t.seq
@@ -592,7 +616,7 @@ class Manager:
                     t.client_ids[a.client_id] = a.seq
                 if t.game.is_over:
                     t.info = _with(t.info, status="over", winner=t.game.winner, num_actions=a.seq)
-                self._schedule(t, broadcast_first=(a.seq, events, a.seat, a.by))
+                self._schedule(t, broadcast_first=(a.seq, events, a.seat, a.by), own=False)
 
 
 def _with(info: TableInfo, **changes: Any) -> TableInfo:
