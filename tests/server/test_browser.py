@@ -14,7 +14,7 @@ from .conftest import ARTIFACTS, ServerProc
 
 pytestmark = pytest.mark.browser
 
-PREFERRED = ["Golden Age", "Pass the Torch", "Greatness", "Wisdom", "Raid", "Growth"]
+PREFERRED = ["Golden Age", "Pass the Torch", "Greatness", "Wisdom", "Raid", "Vision", "Foundations", "Culture", "Growth"]
 
 
 def shot(page: Any, name: str) -> None:
@@ -47,6 +47,9 @@ def step(page: Any, shots: dict[str, bool], who: str) -> bool:
         else:
             page.click("[data-choice=pass]")
     elif kind in ("vision", "foundations"):
+        if not shots.get(kind):
+            shots[kind] = True
+            shot(page, f"{who}-{kind}")
         page.locator("[data-take]").first.click()
     elif kind.endswith("_discard"):
         n = int(page.get_attribute("[data-testid=decision]", "data-count") or "1")
@@ -62,6 +65,9 @@ def step(page: Any, shots: dict[str, bool], who: str) -> bool:
 
 
 def test_two_players_create_join_and_play_to_the_end(browser: Any, tmp_path: Any) -> None:
+    if ARTIFACTS.exists():
+        for old_shot in ARTIFACTS.glob("*.png"):
+            old_shot.unlink()
     srv = ServerProc(f"sqlite:///{tmp_path / 'b.db'}", bot_delay=0.05).start()
     try:
         desk = browser.new_context(viewport={"width": 1280, "height": 900})

@@ -275,9 +275,9 @@ class Table {
     if (!this.state || !this.table) return;
     const st = this.state, rules = this.table.rules, me = this.seat;
     if (this.ui.forSeq !== this.seq) { this.ui = { ability: null, selected: new Set(), meldExtra: null, forSeq: this.seq }; }
-    document.title = `Civ Lite — ${this.table.name}`;
     const pending = st.pending;
     const mine = pending && me !== null && pending.player === me;
+    document.title = `${mine ? "▶ Your move · " : ""}Civ Lite — ${this.table.name}`;
     document.body.dataset.decision = mine ? pending.decision : "";
     document.body.dataset.over = st.over ? "1" : "";
     document.body.dataset.seq = this.seq;

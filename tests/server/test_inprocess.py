@@ -1,0 +1,133 @@
+"""The table manager in-process: commit before acknowledge, storage failures, conflicts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from civlite.bots import decide, make_bot
+from civlite.server.protocol import CreateTable, SeatSpec
+from civlite.server.storage import Store
+from civlite.server.tables import Conn, Manager
+
+
+class RecordingConn(Conn):
+    """Checks, as each frame is queued, that what it announces is already stored."""
+
+    def __init__(self, store: Store) -> None:
+        super().__init__()
+        self.store = store
+        self.frames: list[dict[str, Any]] = []
+        self.problems: list[str] = []
+
+    def send_text(self, text: str) -> None:
+        m = json.loads(text)
+        self.frames.append(m)
+        if m["type"] in ("ack", "update") and self.table is not None:
+            stored = self.store.count_actions(self.table.id)
+            if stored < m["seq"]:
+                self.problems.append(f"{m['type']} {m['seq']} sent with only {stored} actions stored")
+        super().send_text(text)
+
+
+def hello(table: str, token: str | None) -> str:
+    return json.dumps({"v": 1, "type": "hello", "table": table, "token": token})
+
+
+def act(aid: str, action: dict[str, Any]) -> str:
+    return json.dumps({"v": 1, "type": "action", "id": aid, "action": action})
+
+
+def test_every_ack_and_update_follows_the_commit(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'a.db'}")
+
+    async def run() -> list[str]:
+        m = Manager(store, bot_delay=0)
+        await m.start()
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec(kind="bot", bot="random")],
+                                                        victory_ct=6, seed=2))
+        c = RecordingConn(store)
+        await m.handle(c, hello(info.id, tokens[0]))
+        t = m.tables[info.id]
+        bot = make_bot("random", seed=1)
+        n = 0
+        while not t.game.is_over and n < 500:
+            if t.game.to_move == 0:
+                n += 1
+                await m.handle(c, act(f"x{n}", decide(bot, t.game).to_json()))
+            else:
+                await asyncio.sleep(0.001)
+        assert t.game.is_over
+        await m.stop()
+        assert any(f["type"] == "ack" for f in c.frames) and any(f["type"] == "update" for f in c.frames)
+        return c.problems
+
+    assert asyncio.run(run()) == []
+    store.close()
+
+
+def test_a_storage_failure_changes_nothing_and_keeps_the_connection(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'b.db'}")
+
+    async def run() -> None:
+        m = Manager(store, bot_delay=0)
+        await m.start()
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, seed=2))
+        c = RecordingConn(store)
+        await m.handle(c, hello(info.id, tokens[0]))
+        t = m.tables[info.id]
+        before = t.game.state_json()
+        real = store.append_many
+
+        def broken(batch: Any) -> None:
+            raise OSError("disk full")
+
+        store.append_many = broken  # type: ignore[method-assign]
+        await m.handle(c, act("a1", {"do": "pass"}))
+        err = c.frames[-1]
+        assert err["type"] == "error" and err["code"] == "storage" and "nothing changed" in err["message"]
+        t = m.tables[info.id]
+        assert t.game.state_json() == before and t.seq == 0
+        store.append_many = real  # type: ignore[method-assign]
+        await m.handle(c, act("a1", {"do": "pass"}))  # the same id again, now it is stored
+        assert [f["type"] for f in c.frames[-2:]] == ["ack", "update"]
+        assert store.count_actions(info.id) == 1
+        await m.stop()
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_a_conflicting_process_is_refused_and_refreshed(tmp_path: Path) -> None:
+    """Two managers on one database (like two processes): the second to commit a number loses cleanly."""
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    s1, s2 = Store(url), Store(url)
+
+    async def run() -> None:
+        m1, m2 = Manager(s1, bot_delay=0), Manager(s2, bot_delay=0)
+        await m1.start()
+        await m2.start()
+        info, tokens = await m1.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, seed=5))
+        c1, c2 = RecordingConn(s1), RecordingConn(s2)
+        await m1.handle(c1, hello(info.id, tokens[0]))
+        await m2.handle(c2, hello(info.id, tokens[0]))
+        await m1.handle(c1, act("first", {"do": "pass"}))
+        assert c1.frames[-2]["type"] == "ack"
+        # m2 has not heard of it (no NOTIFY on SQLite): its pass is number 1 too, and loses
+        await m2.handle(c2, act("second", {"do": "pass"}))
+        types = [f["type"] for f in c2.frames]
+        assert types[-1] == "error" and c2.frames[-1]["code"] in ("conflict", "not_your_turn"), c2.frames[-1]
+        assert "welcome" in types[1:]  # the refreshed position was sent
+        assert m2.tables[info.id].seq == 1 and m2.tables[info.id].game.state_json() == m1.tables[info.id].game.state_json()
+        # a resend of the first id through m2 is recognised as done
+        await m2.handle(c2, act("first", {"do": "pass"}))
+        assert c2.frames[-1] == {"v": 1, "type": "ack", "id": "first", "seq": 1, "duplicate": True}
+        assert s1.count_actions(info.id) == 1
+        await m1.stop()
+        await m2.stop()
+
+    asyncio.run(run())
+    s1.close()
+    s2.close()
