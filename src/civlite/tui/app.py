@@ -7,11 +7,10 @@ from pathlib import Path
 
 from textual.app import App
 
-from .screens import ReplayScreen, SetupScreen, TableScreen
+from .screens import SPEEDS, ReplayScreen, SetupScreen, TableScreen
 from .session import Replay, Session
 
-#: bot delays (seconds) offered by the speed setting, fastest first
-SPEEDS: tuple[float, ...] = (0.0, 0.1, 0.3, 0.6, 1.0, 2.0)
+__all__ = ["SPEEDS", "CivliteApp", "ReplayApp"]
 
 
 class CivliteApp(App[None]):

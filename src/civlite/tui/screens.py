@@ -34,6 +34,9 @@ from .widgets import (
 if TYPE_CHECKING:
     from .app import CivliteApp
 
+#: bot delays (seconds) offered by the speed setting, fastest first
+SPEEDS: tuple[float, ...] = (0.0, 0.1, 0.3, 0.6, 1.0, 2.0)
+
 MAX_SEATS = 8
 KIND_OPTIONS = [("human", HUMAN)] + [(f"bot: {b}", b) for b in BOT_LEVELS]
 
@@ -158,13 +161,17 @@ class SetupScreen(Screen[None]):
                 with Horizontal(classes="setup-row seat-row", id=f"seat-row-{i}"):
                     yield Label(f"Seat {i}", classes="setup-label")
                     yield Select(KIND_OPTIONS, value=kind, allow_blank=False, id=f"kind-{i}")
-                    yield Input(value=spec.name, placeholder=f"name (seat {i})", id=f"name-{i}")
+                    yield Input(value=spec.name, placeholder=f"name (seat {i})", id=f"name-{i}",
+                                disabled=kind != HUMAN)
             with Horizontal(classes="setup-row"):
                 yield Label("Rule set", classes="setup-label")
                 yield Input(value=self.rules_path, placeholder="TOML file (empty: the default rules)", id="rules")
             with Horizontal(classes="setup-row"):
                 yield Label("Seed", classes="setup-label")
                 yield Input(value=self.seed, placeholder="empty: random", id="seed", type="integer")
+            with Horizontal(classes="setup-row"):
+                yield Label("Bot delay", classes="setup-label")
+                yield Select([(f"{d:g} s", d) for d in SPEEDS], value=self._speed(), allow_blank=False, id="delay")
             with Horizontal(classes="setup-row"):
                 yield Button("Start (ctrl+n)", id="start", variant="primary")
             with Horizontal(classes="setup-row"):
@@ -189,9 +196,18 @@ class SetupScreen(Screen[None]):
         for i in range(MAX_SEATS):
             self.query_one(f"#seat-row-{i}").display = i < n
 
+    def _speed(self) -> float:
+        delay = getattr(self.app, "delay", 0.6) if self.is_attached else 0.6
+        return min(SPEEDS, key=lambda d: abs(d - delay))
+
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "num-seats" and isinstance(event.value, int):
+        sid = event.select.id or ""
+        if sid == "num-seats" and isinstance(event.value, int):
             self._show_rows(event.value)
+        elif sid.startswith("kind-"):
+            self.query_one(f"#name-{sid[5:]}", Input).disabled = event.value != HUMAN
+        elif sid == "delay" and isinstance(event.value, float):
+            self.civ.delay = event.value
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
