@@ -144,7 +144,9 @@ def _chunks(games: int, size: int) -> list[list[int]]:
 
 
 def _chunk_size(games: int, workers: int) -> int:
-    return max(1, min(25, games // max(1, workers * 8)))
+    if workers <= 1:
+        return 1  # in-process: nothing to ship, and Ctrl-C keeps every finished game
+    return max(1, min(25, games // (workers * 8)))
 
 
 def _init_worker() -> None:
