@@ -21,4 +21,6 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, bot_
         where = where.split("://")[0] + "://…@" + where.rsplit("@", 1)[1]
     sys.stdout.write(f"Civ Lite server: open http://{shown}:{port}/  (storage: {where})\n")
     sys.stdout.flush()
-    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_ping_interval=20, ws_ping_timeout=20)
+    # no per-message deflate: frames are small, and compressing each costs more CPU than it saves
+    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_ping_interval=20, ws_ping_timeout=20,
+                ws_per_message_deflate=False, ws="websockets-sansio")
