@@ -114,8 +114,8 @@ def _plot(res: dict[str, Any], od: Path) -> Path:
     ax.plot(xs, [p["melds_per_game"] for p in pts], marker="o")
     ax.set_title("melds per game", fontsize=10)
     ax = axes[1][1]
-    for ab in pts[0]["abilities_per_game"] if pts else []:
-        ax.plot(xs, [p["abilities_per_game"][ab] for p in pts], marker=".", label=ab)
+    for i, ab in enumerate(pts[0]["abilities_per_game"] if pts else []):
+        ax.plot(xs, [p["abilities_per_game"][ab] for p in pts], marker=".", ls="-" if i < 10 else "--", label=ab)
     ax.set_title("activations per game", fontsize=10)
     ax.legend(fontsize=6, ncol=2)
     ax = axes[1][2]
