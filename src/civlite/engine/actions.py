@@ -195,9 +195,6 @@ def action_from_json(data: Any) -> Action:
         cards = data.get("cards")
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             raise ActionFormatError(f"'{do}' action needs 'cards', a list of card names, got {cards!r}")
-        if len(set(cards)) != len(cards):
-            dup = next(c for c in cards if cards.count(c) > 1)
-            raise ActionFormatError(f"'{do}' action names card {dup!r} twice")
         objs = [Card(c) for c in cards]
         if do in ("basic", "advanced"):
             target = data.get("target")
