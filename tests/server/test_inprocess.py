@@ -131,3 +131,28 @@ def test_a_conflicting_process_is_refused_and_refreshed(tmp_path: Path) -> None:
     asyncio.run(run())
     s1.close()
     s2.close()
+
+
+def test_action_ids_are_scoped_by_seat(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'd.db'}")
+
+    async def run() -> None:
+        m = Manager(store, bot_delay=0)
+        await m.start()
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, seed=5))
+        c0, c1 = RecordingConn(store), RecordingConn(store)
+        await m.handle(c0, hello(info.id, tokens[0]))
+        await m.handle(c1, hello(info.id, tokens[1]))
+        t = m.tables[info.id]
+        n = 0
+        while t.game.to_move == 0 and n < 20:  # seat 0 passes its action and meld, discards if it must
+            n += 1
+            await m.handle(c0, act(f"s0-{n}", decide(make_bot("random", seed=n), t.game).to_json()))
+        assert t.game.to_move == 1
+        seq = t.seq
+        await m.handle(c1, act("s0-1", decide(make_bot("random", seed=1), t.game).to_json()))  # same id, other seat
+        assert c1.frames[-2] == {"v": 1, "type": "ack", "id": "s0-1", "seq": seq + 1, "duplicate": False}
+        await m.stop()
+
+    asyncio.run(run())
+    store.close()

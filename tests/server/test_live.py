@@ -110,7 +110,7 @@ def test_hostile_input_10000_messages(server: ServerProc, suits: dict[str, int])
     a, b = Client(server.ws_url), Client(server.ws_url)
     a.hello(t["id"], token_of(t, 0))
     b.hello(t["id"], token_of(t, 1))
-    acked: list[str] = []
+    acked: list[tuple[Client, str]] = []
     for _ in range(3):  # a few real moves, so replays have something to replay
         c = a if a.my_turn() else b
         if not c.my_turn():
@@ -118,7 +118,7 @@ def test_hostile_input_10000_messages(server: ServerProc, suits: dict[str, int])
         aid = c.act(simple_action(c.state, suits))
         r = c.until(lambda m, aid=aid: m.get("id") == aid)
         assert r["type"] == "ack"
-        acked.append(aid)
+        acked.append((c, aid))
         c.until(lambda m: m["type"] == "update")
         time.sleep(0.05)
         for x in (a, b):
@@ -144,8 +144,9 @@ def test_hostile_input_10000_messages(server: ServerProc, suits: dict[str, int])
             hostile.append((mover, json.dumps({"v": rng.choice([0, 2, "1", None]), "type": "ping"}), "error"))
         elif k == 2:
             hostile.append((waiter, json.dumps({"v": 1, "type": "action", "id": f"h{i}", "action": {"do": "pass"}}), "error"))
-        elif k == 3:  # a replay of an acknowledged action
-            hostile.append((a, json.dumps({"v": 1, "type": "action", "id": rng.choice(acked), "action": {"do": "pass"}}), "ack"))
+        elif k == 3:  # a replay of an acknowledged action, by the seat that sent it
+            who, aid = rng.choice(acked)
+            hostile.append((who, json.dumps({"v": 1, "type": "action", "id": aid, "action": {"do": "pass"}}), "ack"))
         elif k == 4:
             hostile.append((mover, json.dumps({"v": 1, "type": "hello", "table": t["id"], "token": f"x{i}"}), "error"))
         elif k == 5:

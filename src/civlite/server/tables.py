@@ -441,14 +441,16 @@ class Manager:
     async def submit(self, t: Table, seat: int, action: Action, client_id: str | None, by: str,
                      conn: Conn | None = None, expect_seq: int | None = None) -> int | None:
         """Apply, commit, acknowledge, broadcast. Returns the action's number (None if skipped)."""
+        # action ids are the client's choice: scoped by seat, so seats cannot collide
+        key = f"{seat}:{client_id}" if client_id is not None else None
         async with t.lock:
             if expect_seq is not None and t.seq != expect_seq:
                 return None  # a bot or clock move made stale by another move
-            if client_id is not None and client_id in t.client_ids:
+            if key is not None and key in t.client_ids:
                 if conn is not None:
-                    conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": t.client_ids[client_id],
+                    conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": t.client_ids[key],
                                "duplicate": True})
-                return t.client_ids[client_id]
+                return t.client_ids[key]
             g = t.game
             if g.is_over:
                 raise ProtocolError("game_over", "the game is over: no more decisions are taken")
@@ -462,24 +464,24 @@ class Manager:
             except IllegalActionError as e:
                 raise ProtocolError("illegal", str(e)) from None
             seq = t.seq + 1
-            a = Append(t.id, seq, seat, action.to_json(), client_id, by, over=g.is_over, winner=g.winner)
+            a = Append(t.id, seq, seat, action.to_json(), key, by, over=g.is_over, winner=g.winner)
             try:
                 await self.committer.commit(a)
             except ConflictError:
                 await self._reload(t)
-                if client_id is not None and client_id in t.client_ids:
+                if key is not None and key in t.client_ids:
                     if conn is not None:
-                        conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": t.client_ids[client_id],
+                        conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": t.client_ids[key],
                                    "duplicate": True})
-                    return t.client_ids[client_id]
+                    return t.client_ids[key]
                 raise ProtocolError("conflict", "another move was made first; your view has been refreshed") from None
             except StorageError as e:
                 await self._reload(t)
                 raise ProtocolError("storage", f"the move could not be stored, nothing changed: {e}") from None
             t.seq = seq
             t.log.extend((seq, e) for e in events)
-            if client_id is not None:
-                t.client_ids[client_id] = seq
+            if key is not None:
+                t.client_ids[key] = seq
             if g.is_over:
                 t.info = _with(t.info, status="over", winner=g.winner, num_actions=seq)
             if conn is not None and client_id is not None:
