@@ -149,5 +149,12 @@ def test_two_players_create_join_and_play_to_the_end(browser: Any, tmp_path: Any
         assert b.evaluate("document.body.dataset.seat") == "1"
         assert a.url.split("#")[0] == b.url.split("#")[0] != old.split("#")[0]
         shot(b, "09-rematch-phone")
+        # closing the page and coming back: the lobby lists this browser's seats to resume
+        b.goto(srv.url + "/")
+        b.wait_for_selector("[data-testid=my-tables] >> text=resume")
+        shot(b, "10-lobby-your-seats-phone")
+        b.locator("[data-testid=my-tables] >> text=resume").first.click()
+        b.wait_for_selector("[data-testid=hand]")
+        assert b.evaluate("document.body.dataset.seat") == "1"
     finally:
         srv.stop()

@@ -17,7 +17,8 @@ function cardHtml(name, opts = {}) {
   const s = SUIT.get(name) ?? 0;
   const cls = ["card", `s${s}`, opts.pick ? "pick" : "", opts.sel ? "sel" : "", opts.mini ? "mini" : ""].join(" ");
   const data = opts.data ? ` ${opts.data}="${esc(name)}"` : "";
-  return `<span class="${cls}" title="${esc(suitName(s))}"${data}><i>${ICONS[s]}</i><span>${esc(name)}</span></span>`;
+  const kb = opts.pick ? ` role="button" tabindex="0"` : "";
+  return `<span class="${cls}" title="${esc(suitName(s))}"${data}${kb}><i>${ICONS[s]}</i><span>${esc(name)}</span></span>`;
 }
 
 function bySuit(names) {
@@ -86,6 +87,7 @@ function lobby() {
       <div class="row" style="margin-top:.6em"><button class="primary big" id="create" data-testid="create-table">Create table</button><span id="cerr" class="error"></span></div>
     </section>
     <section class="panel" id="created" data-testid="created" hidden></section>
+    <section class="panel" id="mine" data-testid="my-tables" hidden></section>
     <section class="panel">
       <h2>Open tables</h2>
       <ul class="tablelist" id="open" data-testid="open-tables"><li class="muted">loading…</li></ul>
@@ -130,6 +132,13 @@ function lobby() {
       refreshOpen();
     } catch (e) { document.getElementById("cerr").textContent = e.message; }
   };
+  const mine = mySeats();
+  if (mine.length) {
+    const box = document.getElementById("mine");
+    box.hidden = false;
+    box.innerHTML = `<h2>Your seats</h2><ul class="tablelist">${mine.map((x) => `<li><span><b>${esc(x.name)}</b>
+      <span class="muted">seat ${x.seat + 1}</span></span><a href="/t/${esc(x.table)}#k=${esc(x.token)}">resume</a></li>`).join("")}</ul>`;
+  }
   refreshOpen();
   const timer = setInterval(() => { if (!document.getElementById("open")) clearInterval(timer); else refreshOpen(); }, 5000);
 }
@@ -160,6 +169,16 @@ async function refreshOpen() {
       <span class="muted">${t.seats.map((s) => `${esc(s.name)}${s.kind === "bot" ? " (bot)" : s.connected ? " ●" : " ○"}`).join(", ")}</span></span>
       <a href="/t/${esc(t.id)}">watch</a></li>`).join("") : `<li class="muted">no open tables yet</li>`;
   } catch (e) { ul.innerHTML = `<li class="error">${esc(e.message)}</li>`; }
+}
+
+// seats this browser holds, so a closed page can be found again from the lobby
+function mySeats() {
+  try { return JSON.parse(localStorage.getItem("civlite.seats") || "[]"); } catch (e) { return []; }
+}
+function rememberSeat(table, token, seat, name) {
+  const list = mySeats().filter((x) => x.table !== table);
+  list.unshift({ table, token, seat, name, at: Date.now() });
+  localStorage.setItem("civlite.seats", JSON.stringify(list.slice(0, 20)));
 }
 
 // ---------------------------------------------------------------- table
@@ -210,6 +229,7 @@ class Table {
     switch (m.type) {
       case "welcome":
         this.seat = m.seat; this.table = m.table; this.state = m.state; this.seq = m.seq;
+        if (m.seat !== null && this.token) rememberSeat(this.id, this.token, m.seat, m.table.name);
         this.log = m.log; this.clock = m.clock;
         document.body.dataset.seat = m.seat === null ? "spectator" : m.seat;
         setStatus(m.seat === null ? "watching" : `seat ${m.seat + 1} · connected`);
@@ -467,6 +487,12 @@ function route() {
 }
 
 window.addEventListener("popstate", route);
+document.addEventListener("keydown", (e) => {  // Enter or Space picks a focused card
+  if ((e.key === "Enter" || e.key === " ") && e.target.matches && e.target.matches(".card.pick")) {
+    e.preventDefault();
+    e.target.click();
+  }
+});
 (async () => {
   try {
     META = await api("/api/meta");
