@@ -30,7 +30,7 @@ def play(n: int, seed: int, rng: random.Random) -> int:
     rand = rng.random
     while not g.over:
         ids = legal_ids()
-        apply_id(ids[int(rand() * len(ids))])
+        apply_id(ids[int(rand() * len(ids))], False)
         decisions += 1
     return decisions
 

@@ -859,42 +859,28 @@ class Game:
             return []
         kind = self._dkind
         p = self._dplayer
+        counts = [0, 0, 0, 0, 0, 0, 0, 0]
         if kind == _DECIDE_ACTION:
-            counts = [0] * 8
             for c in self.hands[p]:
                 counts[SUIT_OF[c]] += 1
             ids = [PASS_ID]
-            n = self.n
-            for base, table in ((BASIC_BASE, self.rules.basic), (ADVANCED_BASE, self.rules.advanced)):
-                for s in range(8):
-                    ab = table[s]
-                    if ab is None or counts[s] < ab.cards:
-                        continue
-                    if ab.targets:
-                        b = base + s * 8
-                        ids.extend(b + off for off in range(1, n))
-                    else:
-                        ids.append(base + s * 8)
+            for s, cost, opts in _ability_options(self.rules, self.n):
+                if counts[s] >= cost:
+                    ids.extend(opts)
             return ids
         if kind == _DECIDE_MELD:
-            counts = [0] * 8
             for c in self.hands[p]:
                 counts[SUIT_OF[c]] += 1
             r = self.rules
-            ids = [PASS_ID]
             for s in r.meld_suits:
                 if not counts[s]:
-                    return ids
-            ids.extend(MELD_BASE + s for s in r.meld_one_of if counts[s])
-            return ids
+                    return [PASS_ID]
+            return [PASS_ID, *(MELD_BASE + s for s in r.meld_one_of if counts[s])]
         if kind == _DECIDE_VISION or kind == _DECIDE_FOUNDATIONS:
-            pile = self.deck if kind == _DECIDE_VISION else self.discard
-            seen = [False] * 8
-            for c in pile:
-                seen[SUIT_OF[c]] = True
-            return [TAKE_BASE + s for s in range(8) if seen[s]]
+            for c in self.deck if kind == _DECIDE_VISION else self.discard:
+                counts[SUIT_OF[c]] = 1
+            return [TAKE_BASE + s for s in range(8) if counts[s]]
         # a discard decision, one card at a time, suits in non-decreasing order
-        counts = [0] * 8
         for c in self.hands[p]:
             counts[SUIT_OF[c]] += 1
         low = 0
@@ -917,28 +903,64 @@ class Game:
             mask[i] = True
         return mask
 
-    def apply_id(self, aid: int) -> list[Event]:
-        """Apply a compact action (must be in :meth:`legal_ids`)."""
-        kind = self._dkind
-        if DISCARD_BASE <= aid < NUM_ACTIONS and not self.over and kind not in (
-            _DECIDE_ACTION, _DECIDE_MELD, _DECIDE_VISION, _DECIDE_FOUNDATIONS
-        ):
+    def apply_id(self, aid: int, check: bool = True) -> list[Event]:
+        """Apply a compact action; return the events (none for a partial discard step).
+
+        With ``check=False`` the caller vouches that ``aid`` is in :meth:`legal_ids`
+        (search and simulation loops that just asked for them).
+        """
+        if check:
+            if self.over:
+                raise GameOverError(f"the game is over: no more decisions are taken ({_end_text(self)})", "R8.1")
             if aid not in self.legal_ids():
-                raise IllegalActionError(f"compact action {aid} ({describe_id(aid)}) is not legal now", "R9.2")
+                raise IllegalActionError(
+                    f"compact action {aid} ({describe_id(aid)}) is not legal for seat {self._dplayer}'s "
+                    f"{self._dkind} now", "R9.2"
+                )
+        kind = self._dkind
+        p = self._dplayer
+        self._ev = []
+        rec = self._actions
+        if aid == PASS_ID:
+            rec.append(_PASS)
+            if kind == _DECIDE_ACTION:
+                self._log(Event("pass", "R4.2", p))
+                self._ask_meld()
+            else:
+                self._log(Event("pass", "R4.3", p))
+                self._enter_fall()
+        elif aid < TAKE_BASE:
+            advanced = aid >= ADVANCED_BASE
+            s, off = divmod(aid - (ADVANCED_BASE if advanced else BASIC_BASE), 8)
+            ab = (self.rules.advanced if advanced else self.rules.basic)[s]
+            assert ab is not None
+            cards = sorted(c for c in self.hands[p] if SUIT_OF[c] == s)[: ab.cards]
+            target = (p + off) % self.n if off else -1
+            rec.append((Advanced if advanced else Basic)(
+                [CARDS[c] for c in cards], target if target >= 0 else None))
+            self._activate(ab, cards, target)
+        elif aid < MELD_BASE:
+            s = aid - TAKE_BASE
+            pile = self.deck if kind == _DECIDE_VISION else self.discard
+            c = min(c for c in pile if SUIT_OF[c] == s)
+            rec.append(Take(CARDS[c]))
+            self._take(c)
+        elif aid < DISCARD_BASE:
+            hand = self.hands[p]
+            picks = [min(c for c in hand if SUIT_OF[c] == s) for s in (*self.rules.meld_suits, aid - MELD_BASE)]
+            rec.append(Meld([CARDS[c] for c in picks]))
+            self._meld(picks)
+        else:
             s = aid - DISCARD_BASE
-            p = self._dplayer
             chosen = self._selected
-            c = min(c for c in self.hands[p] if SUIT_OF[c] == s and c not in chosen)
-            chosen.append(c)
+            chosen.append(min(c for c in self.hands[p] if SUIT_OF[c] == s and c not in chosen))
             if len(chosen) < self._dcount:
                 return []
             cards = list(chosen)
-            self._ev = []
-            self._actions.append(Discard([CARDS[x] for x in cards]))
+            rec.append(Discard([CARDS[x] for x in cards]))
             self._resolve_discard(cards)
-            ev, self._ev = self._ev, []
-            return ev
-        return self.apply(self.action_for_id(aid))
+        ev, self._ev = self._ev, []
+        return ev
 
     def action_for_id(self, aid: int) -> Action:
         """The concrete action a compact action stands for now (discard steps excepted)."""
@@ -1203,6 +1225,26 @@ class Game:
                 f"{SUIT_LETTERS[SUIT_OF[c]]}:{NAMES[c]}" for c in sorted(h)))
         lines.append(f"  deck {len(self.deck)}, discard {len(self.discard)}")
         return "\n".join(lines)
+
+
+_PASS = Pass()
+
+
+def _ability_options(rules: RuleSet, n: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+    """(suit, cost, compact ids) of every ability, ascending by id, for ``n`` players."""
+    opts: tuple[tuple[int, int, tuple[int, ...]], ...] | None = rules.cache.get(("options", n))
+    if opts is None:
+        out = []
+        for base, table in ((BASIC_BASE, rules.basic), (ADVANCED_BASE, rules.advanced)):
+            for s in range(8):
+                ab = table[s]
+                if ab is None:
+                    continue
+                ids = tuple(base + s * 8 + off for off in range(1, n)) if ab.targets else (base + s * 8,)
+                out.append((s, ab.cards, ids))
+        opts = tuple(out)
+        rules.cache[("options", n)] = opts
+    return opts
 
 
 def describe_id(aid: int) -> str:

@@ -186,6 +186,8 @@ class RuleSet:
     # derived lookup tables, filled in __post_init__
     basic: tuple[Ability | None, ...] = field(default=(), compare=False, repr=False)
     advanced: tuple[Ability | None, ...] = field(default=(), compare=False, repr=False)
+    #: derived tables the engine computes once per rule set (not part of the rules)
+    cache: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self._validate()
