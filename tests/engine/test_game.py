@@ -344,6 +344,7 @@ def test_sample_world_agrees_with_the_view() -> None:
                 (p.seat, p.hand_size, p.ct) for p in v.players]
             for p, wp in zip(v.players, wv.players, strict=True):
                 assert set(p.known) <= set(w.hand(p.seat))
+                assert wp.known == p.known  # the sampled world keeps the seat's knowledge
             assert w.legal_ids() == g.legal_ids() and w.pending == g.pending
 
 
