@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Engine speed: full games, one uniformly random legal (compact) action per decision.
 
-usage: engine_speed.py [--seconds S] [--players 2,4] [--json] [--anchor]
+usage: engine_speed.py [--seconds S] [--players 2,4] [--json] [--anchor [--rounds R]]
 
 Prints {"decisions_per_second", "games_per_second", "decisions_per_game",
 "clone_microseconds", "per_players": {...}}. With --anchor, also runs
-../shared/tools/anchor-speed for the same number of seconds in this process's CPU
-set and adds the ratio. Run it pinned to one core: `taskset -c 0 python benchmarks/engine_speed.py`.
+../shared/tools/anchor-speed (OpenSpiel's C++ crazy_eights from Python) in R rounds
+interleaved with ours, on this process's CPU set, and adds the ratio of the medians. Run it pinned to one core: `taskset -c 0 python benchmarks/engine_speed.py`.
 """
 
 from __future__ import annotations
@@ -83,21 +83,35 @@ def main() -> None:
     ap.add_argument("--players", default="2,4")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--anchor", action="store_true", help="also run ../shared/tools/anchor-speed")
+    ap.add_argument("--anchor", action="store_true", help="also run ../shared/tools/anchor-speed, interleaved")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds with --anchor (medians reported)")
     args = ap.parse_args()
-    result = measure([int(p) for p in args.players.split(",")], args.seconds, args.seed)
-    if args.anchor:
+    players = [int(p) for p in args.players.split(",")]
+    if not args.anchor:
+        result = measure(players, args.seconds, args.seed)
+    else:
+        # interleave rounds of ours and the anchor so both see the same machine load
         tool = Path(__file__).resolve().parents[1].parent / "shared" / "tools" / "anchor-speed"
-        out = subprocess.run([sys.executable, str(tool), "--seconds", str(args.seconds)],
-                             capture_output=True, text=True, check=False)
-        if out.returncode == 0:
-            anchor = json.loads(out.stdout)
-            result["anchor"] = anchor
-            result["ratio_to_anchor"] = round(
-                float(result["decisions_per_second"]) / float(anchor["decisions_per_second"]), 3  # type: ignore[arg-type]
-            )
-        else:
-            result["anchor_error"] = out.stderr.strip()[-300:]
+        rounds = []
+        anchors = []
+        for r in range(args.rounds):
+            rounds.append(measure(players, args.seconds / args.rounds, args.seed + r))
+            out = subprocess.run([sys.executable, str(tool), "--seconds", str(args.seconds / args.rounds)],
+                                 capture_output=True, text=True, check=False)
+            if out.returncode != 0:
+                raise SystemExit(f"anchor-speed failed: {out.stderr.strip()[-300:]}")
+            anchors.append(json.loads(out.stdout))
+        result = rounds[-1]
+        for key in ("decisions_per_second", "games_per_second", "decisions_per_game", "clone_microseconds"):
+            vals = sorted(float(x[key]) for x in rounds)  # type: ignore[arg-type]
+            result[key] = vals[len(vals) // 2]
+        anchor = dict(anchors[-1])
+        anchor["decisions_per_second"] = sorted(a["decisions_per_second"] for a in anchors)[len(anchors) // 2]
+        result["anchor"] = anchor
+        result["ratio_to_anchor"] = round(
+            float(result["decisions_per_second"]) / float(anchor["decisions_per_second"]), 3  # type: ignore[arg-type]
+        )
+        result["rounds"] = args.rounds
     if args.json:
         print(json.dumps(result))
     else:
