@@ -135,7 +135,7 @@ class Game:
     _target: int
     _selected: list[int]
     _ev: list[Event]
-    _actions: list[Action]
+    _actions: list[Action | tuple[Any, ...]]  # compact steps are kept raw until asked for
     _start: dict[str, Any] | None
     _first: int
 
@@ -378,7 +378,7 @@ class Game:
         if kind == _DECIDE_ACTION:
             if isinstance(action, Pass):
                 self._actions.append(action)
-                self._log(Event("pass", "R4.2", p))
+                self._ev.append(Event("pass", "R4.2", p))
                 self._ask_meld()
             elif isinstance(action, Basic):  # Advanced is a Basic too
                 ability, cards, target = self._check_ability(action)
@@ -389,7 +389,7 @@ class Game:
         elif kind == _DECIDE_MELD:
             if isinstance(action, Pass):
                 self._actions.append(action)
-                self._log(Event("pass", "R4.3", p))
+                self._ev.append(Event("pass", "R4.3", p))
                 self._enter_fall()
             elif isinstance(action, Meld):
                 cards = self._check_meld(action)
@@ -507,13 +507,10 @@ class Game:
         return ids
 
     # -- the flow of a turn -------------------------------------------------------
-    def _log(self, e: Event) -> None:
-        self._ev.append(e)
-
     def _start_turn(self, count_turn: bool = True, extra: bool = False) -> None:
         if count_turn:
             self.turn += 1
-        self._log(Event("turn", "R4", self.active, count=1 if extra else 0, amount=self.turn))
+        self._ev.append(Event("turn", "R4", self.active, count=1 if extra else 0, amount=self.turn))
         self.phase = "rise"
         self._draw(self.active, self.rules.rise_draw, "R4.1")
         self._ask_action()
@@ -552,7 +549,7 @@ class Game:
             self.drawn = tuple(p for p in range(self.n) if self.ct[p] == top)
             self.over = True
             self.winner = None
-            self._log(Event("draw_game", "R8.2", seats=self.drawn, amount=top))
+            self._ev.append(Event("draw_game", "R8.2", seats=self.drawn, amount=top))
             return
         extra = self.extra_turn
         if extra:
@@ -569,7 +566,7 @@ class Game:
         self.deck = self.discard
         self.discard = []
         self._own_rng().shuffle(self.deck)
-        self._log(Event("reshuffle", "R3.1", count=len(self.deck)))
+        self._ev.append(Event("reshuffle", "R3.1", count=len(self.deck)))
         return True
 
     def _draw(self, p: int, k: int, rule: str, ability: str | None = None) -> None:
@@ -585,7 +582,7 @@ class Game:
             knower[c] = 0
             got.append(c)
         self.hands[p].extend(got)
-        self._log(Event("draw", rule, p, ability=ability, count=len(got), secret=tuple(got), seen_by=(p,)))
+        self._ev.append(Event("draw", rule, p, ability=ability, count=len(got), secret=tuple(got), seen_by=(p,)))
 
     def _own_rng(self) -> random.Random:
         """The random source, copied first if a clone still shares it (copy on write)."""
@@ -612,7 +609,7 @@ class Game:
             amount = min(amount, self.supply)
             self.supply -= amount
         self.ct[p] += amount
-        self._log(Event("gain_ct", rule, p, ability=ability, amount=amount))
+        self._ev.append(Event("gain_ct", rule, p, ability=ability, amount=amount))
         self._check_win(p)
 
     def _check_win(self, p: int) -> None:
@@ -620,14 +617,14 @@ class Game:
             self.over = True
             self.winner = p
             self._ability = None
-            self._log(Event("win", "R8.1", p, amount=self.ct[p]))
+            self._ev.append(Event("win", "R8.1", p, amount=self.ct[p]))
 
     # -- abilities ----------------------------------------------------------------
     def _activate(self, ability: Ability, cards: list[int], target: int) -> None:
         p = self.active
         self._remove_from_hand(p, cards)
         self.discard.extend(cards)  # R3.3: paid before the effect
-        self._log(Event("activate", ability.rule, p, target if target >= 0 else None, ability.name,
+        self._ev.append(Event("activate", ability.rule, p, target if target >= 0 else None, ability.name,
                         cards=tuple(cards), count=len(cards)))
         self._ability = ability
         self._eff = 0
@@ -678,23 +675,23 @@ class Game:
                 for c in th:
                     knower[c] &= keep
             self.hands[p].extend(got)
-            self._log(Event("steal_cards", rule, p, t, name, count=k, secret=tuple(got), seen_by=(p, t)))
+            self._ev.append(Event("steal_cards", rule, p, t, name, count=k, secret=tuple(got), seen_by=(p, t)))
         elif op == "steal_ct":
             k = min(amount, self.ct[t])
             self.ct[t] -= k
             self.ct[p] += k
-            self._log(Event("steal_ct", rule, p, t, name, amount=k))
+            self._ev.append(Event("steal_ct", rule, p, t, name, amount=k))
             self._check_win(p)
         elif op == "look_at_hand":
             bit = 1 << p
             knower = self._knower
             for c in self.hands[t]:
                 knower[c] |= bit
-            self._log(Event("look", rule, p, t, name, count=len(self.hands[t]),
+            self._ev.append(Event("look", rule, p, t, name, count=len(self.hands[t]),
                             secret=tuple(self.hands[t]), seen_by=(p,)))
         elif op == "extra_turn":
             self.extra_turn = True
-            self._log(Event("extra_turn", "R6.4", p, ability=name))
+            self._ev.append(Event("extra_turn", "R6.4", p, ability=name))
         elif op == "discard" or op == "target_discards":
             who = p if op == "discard" else t
             return self._ask_discard(who, amount, ability.key + "_discard")
@@ -740,7 +737,7 @@ class Game:
             self._take_one(pile[0])
         if kind == _DECIDE_VISION:
             self._own_rng().shuffle(self.deck)
-            self._log(Event("shuffle", "R5.2", self.active, ability=self._ability.name if self._ability else None))
+            self._ev.append(Event("shuffle", "R5.2", self.active, ability=self._ability.name if self._ability else None))
         return False
 
     def _take_one(self, cid: int) -> None:
@@ -750,11 +747,11 @@ class Game:
         if self._dkind == _DECIDE_VISION:
             self.deck.remove(cid)
             self._knower[cid] = 0
-            self._log(Event("take", self._ability.rule, p, ability=name, count=1, secret=(cid,), seen_by=(p,)))
+            self._ev.append(Event("take", self._ability.rule, p, ability=name, count=1, secret=(cid,), seen_by=(p,)))
         else:
             self.discard.remove(cid)
             self._knower[cid] = (1 << self.n) - 1  # the discard pile is public (R3.2)
-            self._log(Event("take", self._ability.rule, p, ability=name, cards=(cid,), count=1, amount=1))
+            self._ev.append(Event("take", self._ability.rule, p, ability=name, cards=(cid,), count=1, amount=1))
         self.hands[p].append(cid)
         self._dcount -= 1
 
@@ -774,7 +771,7 @@ class Game:
         else:
             assert self._ability is not None
             rule, name = self._ability.rule, self._ability.name
-        self._log(Event("discard", rule, who, ability=name, cards=tuple(ids), count=len(ids)))
+        self._ev.append(Event("discard", rule, who, ability=name, cards=tuple(ids), count=len(ids)))
 
     def _resolve_discard(self, ids: list[int]) -> None:
         self._selected = []
@@ -788,7 +785,7 @@ class Game:
     def _meld(self, ids: list[int]) -> None:
         p = self.active
         r = self.rules
-        self._log(Event("meld", "R7.2", p, cards=tuple(ids), count=len(ids), amount=r.meld_ct))
+        self._ev.append(Event("meld", "R7.2", p, cards=tuple(ids), count=len(ids), amount=r.meld_ct))
         self._gain(p, r.meld_ct, "R7.2", "Meld")
         if self.over:
             return
@@ -924,10 +921,10 @@ class Game:
         if aid == PASS_ID:
             rec.append(_PASS)
             if kind == _DECIDE_ACTION:
-                self._log(Event("pass", "R4.2", p))
+                self._ev.append(Event("pass", "R4.2", p))
                 self._ask_meld()
             else:
-                self._log(Event("pass", "R4.3", p))
+                self._ev.append(Event("pass", "R4.3", p))
                 self._enter_fall()
         elif aid < TAKE_BASE:
             advanced = aid >= ADVANCED_BASE
@@ -936,19 +933,18 @@ class Game:
             assert ab is not None
             cards = sorted(c for c in self.hands[p] if SUIT_OF[c] == s)[: ab.cards]
             target = (p + off) % self.n if off else -1
-            rec.append((Advanced if advanced else Basic)(
-                [CARDS[c] for c in cards], target if target >= 0 else None))
+            rec.append((Advanced if advanced else Basic, cards, target if target >= 0 else None))
             self._activate(ab, cards, target)
         elif aid < MELD_BASE:
             s = aid - TAKE_BASE
             pile = self.deck if kind == _DECIDE_VISION else self.discard
             c = min(c for c in pile if SUIT_OF[c] == s)
-            rec.append(Take(CARDS[c]))
+            rec.append((Take, c))
             self._take(c)
         elif aid < DISCARD_BASE:
             hand = self.hands[p]
             picks = [min(c for c in hand if SUIT_OF[c] == s) for s in (*self.rules.meld_suits, aid - MELD_BASE)]
-            rec.append(Meld([CARDS[c] for c in picks]))
+            rec.append((Meld, picks))
             self._meld(picks)
         else:
             s = aid - DISCARD_BASE
@@ -957,7 +953,7 @@ class Game:
             if len(chosen) < self._dcount:
                 return []
             cards = list(chosen)
-            rec.append(Discard([CARDS[x] for x in cards]))
+            rec.append((Discard, cards))
             self._resolve_discard(cards)
         ev, self._ev = self._ev, []
         return ev
@@ -1201,14 +1197,14 @@ class Game:
 
         return GameRecord(
             rules=self.rules, seed=self.seed, players=self.names, first=self._first,
-            start=self._start, actions=tuple(self._actions),
+            start=self._start, actions=self.actions,
             winner=self.winner, over=self.over, turns=self.turn,
         )
 
     @property
     def actions(self) -> tuple[Action, ...]:
         """The concrete actions applied so far (what a record stores)."""
-        return tuple(self._actions)
+        return tuple(_concrete(a) for a in self._actions)
 
     def __repr__(self) -> str:
         try:
@@ -1228,6 +1224,18 @@ class Game:
 
 
 _PASS = Pass()
+
+
+def _concrete(a: Action | tuple[Any, ...]) -> Action:
+    """An action recorded by ``apply_id`` in raw form, as its concrete value."""
+    if not isinstance(a, tuple):
+        return a
+    kind = a[0]
+    if kind is Take:
+        return Take(CARDS[a[1]])
+    if kind is Basic or kind is Advanced:
+        return kind([CARDS[c] for c in a[1]], a[2])
+    return kind([CARDS[c] for c in a[1]])  # type: ignore[no-any-return]
 
 
 def _ability_options(rules: RuleSet, n: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
