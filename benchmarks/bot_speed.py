@@ -46,17 +46,21 @@ def ismcts_rate(spec: str, players: int, iterations: int, positions: int) -> dic
     bot.search(pos[0].view(pos[0].to_move), pos[0].legal_ids())  # type: ignore[attr-defined]
     total = 0
     t0 = time.perf_counter()
+    c0 = time.process_time()
     for g in pos:
         bot.search(g.view(g.to_move), g.legal_ids())  # type: ignore[attr-defined]
         total += bot.last_iterations  # type: ignore[attr-defined]
     dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     return {"spec": spec, "players": players, "positions": len(pos), "iterations": total,
-            "seconds": round(dt, 3), "iterations_per_s": round(total / dt, 1)}
+            "seconds": round(dt, 3), "iterations_per_s": round(total / dt, 1),
+            "cpu_seconds": round(cpu, 3), "iterations_per_cpu_s": round(total / cpu, 1)}
 
 
 def heuristic_rate(games: int = 60) -> dict[str, Any]:
     views: list[tuple[View, list[int]]] = []
     t0 = time.perf_counter()
+    c0 = time.process_time()
     steps = 0
     for i in range(games):
         g = Game(players=2 + i % 3, seed=1000 + i)
@@ -67,30 +71,48 @@ def heuristic_rate(games: int = 60) -> dict[str, Any]:
             play_step(bots[g.to_move], g)  # type: ignore[index]
             steps += 1
     in_play = time.perf_counter() - t0
+    in_play_cpu = time.process_time() - c0
     bot = make_bot("heuristic", seed=1)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     for v, legal in views:
         bot.act(v, legal)
     alone = time.perf_counter() - t0
+    alone_cpu = time.process_time() - c0
     return {"decisions_per_s_bot_only": round(len(views) / alone, 1),
-            "steps_per_s_in_play": round(steps / in_play, 1), "games": games}
+            "decisions_per_cpu_s_bot_only": round(len(views) / alone_cpu, 1),
+            "steps_per_s_in_play": round(steps / in_play, 1),
+            "steps_per_cpu_s_in_play": round(steps / in_play_cpu, 1), "games": games}
 
 
 def sim_and_report(games: int) -> dict[str, Any]:
+    import resource
+
     from civlite.sim import SimConfig, simulate
     from civlite.sim.report import build_report
+
+    def cpu_all() -> float:
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
     with tempfile.TemporaryDirectory() as d:
         cfg = SimConfig(bots=("heuristic",), players=2, games=games, seed=1)
         t0 = time.perf_counter()
+        c0 = cpu_all()
         res = simulate(cfg, out=d, progress=False)
         t_sim = time.perf_counter() - t0
+        c_sim = cpu_all() - c0
         t0 = time.perf_counter()
+        c0 = cpu_all()
         build_report(d)
         t_rep = time.perf_counter() - t0
+        c_rep = cpu_all() - c0
     return {"games": res.summary["games"], "workers": os.cpu_count(), "sim_seconds": round(t_sim, 2),
             "report_seconds": round(t_rep, 2), "total_seconds": round(t_sim + t_rep, 2),
-            "games_per_s": round(games / t_sim, 1)}
+            "games_per_s": round(games / t_sim, 1), "sim_cpu_seconds": round(c_sim, 2),
+            "report_cpu_seconds": round(c_rep, 2),
+            "seat0_win_rate": res.summary["seat_wins"][0] / max(1, games - res.summary["draws"])}
 
 
 def main() -> None:
