@@ -297,6 +297,7 @@ class Manager:
                 return t
             t = await asyncio.to_thread(self._load, table_id)
             if t is None:
+                self._loading.pop(table_id, None)  # unknown ids leave nothing behind
                 return None
             self.tables[table_id] = t
             self._schedule(t)
@@ -420,6 +421,11 @@ class Manager:
             conn.table = None
             conn.seat = None
             self._presence(t)
+            if not t.conns and (t.game.is_over or t.task is None) and not t.lock.locked():
+                # nobody watches and nothing runs: forget it (it is rebuilt from storage when asked for)
+                if self.tables.get(t.id) is t:
+                    del self.tables[t.id]
+                    self._loading.pop(t.id, None)
 
     async def action(self, conn: Conn, msg: ActionMsg) -> None:
         t = conn.table
