@@ -1,6 +1,19 @@
 """Play Civ Lite in the terminal: a Textual app (``civlite play``, ``civlite replay FILE``).
 
-Needs the ``tui`` extra (``pip install civlite[tui]``).
+Needs the ``tui`` extra (``pip install -e '.[tui]'``).
+
+- ``civlite play`` opens the set-up screen (2–8 seats, each a human or a bot level, a
+  rule-set file, a seed, the bot delay, or a saved game to resume);
+  ``civlite play --seats Ann,heuristic,random [--rules F] [--seed N] [--save F] [--delay S]``
+  starts at once; ``--resume F`` plays a saved record on (and saves back to it).
+- Humans share the screen (hot-seat): a "pass to seat N" screen hides the table
+  between them. Everything drawn comes from ``game.view(seat)`` and events redacted
+  for that seat; with no human at the table it is a spectator's view.
+- ``s`` saves the game as a record; ``civlite replay F`` steps through it (→ ←, t, v).
+- ``?`` shows the keys and the rules (``RULES.md``, shipped in this package).
+
+Modules: :mod:`.session` (the game, seats, bots, choices; no Textual), :mod:`.widgets`
+(the table's panels), :mod:`.screens`, :mod:`.app`; ``civlite.tcss`` is the stylesheet.
 """
 
 from __future__ import annotations
