@@ -288,3 +288,33 @@ async def test_replay_steps_forward_and_back(tmp_path: Path) -> None:
         assert app.screen.viewer is None  # type: ignore[attr-defined]
         await pilot.press("home")
         assert r.step == 0
+
+
+@run_async
+async def test_hot_seat_setback_target_answers_on_its_own_screen() -> None:
+    state = action_state()
+    state["players"][0]["hand"].append("Flood")
+    state["players"][1]["hand"] = ["Celts", "Goths", "Huns", "Famine"]
+    s = session_at(state, [SeatSpec("human", "ann"), SeatSpec("human", "bob")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("enter")  # seat 0 takes the screen
+        await pilot.pause()
+        setback = [c.key for c in panel(app).choices].index("basic:D>1") + 1
+        await pilot.press(str(setback))
+        await pilot.pause()
+        assert s.game.pending is not None and s.game.pending.kind == "setback_discard" and s.game.pending.player == 1
+        assert isinstance(app.screen, PassScreen) and app.screen.seat == 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.table.viewer == 1 and panel(app).mode == "discard"
+        await pilot.press("space", "down", "space", "c")
+        await pilot.pause()
+        assert s.game.pending is not None and s.game.pending.kind == "meld" and s.game.pending.player == 0
+        assert isinstance(app.screen, PassScreen) and app.screen.seat == 0
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.table.viewer == 0
+        text = screen_text(app)
+        assert "Setback: seat 1 discarded Celts, Goths" in text  # the discard is public (R3.2)
+        assert "Huns" not in text and "Famine" not in text  # the rest of seat 1's hand is not
