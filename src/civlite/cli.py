@@ -77,7 +77,7 @@ def demo(
                 cts = "  ".join(f"s{i}:{c}" for i, c in enumerate(game.ct))
                 out.rule(f"turn {ev.amount} · seat {ev.player} · CT {cts}", style="dim")
             else:
-                out.print(ev.describe(None), style=style, highlight=False)
+                out.print(ev.describe(), style=style, highlight=False)
     if game.winner is not None:
         out.print(f"[bold green]seat {game.winner} wins with {game.ct[game.winner]} CT after {game.turn} turns[/]")
     else:

@@ -13,6 +13,10 @@ from typing import Any, NamedTuple
 from .cards import CARDS, NAMES
 
 
+#: the reader "everything" for :meth:`Event.describe` and :meth:`Event.to_json`
+TRUTH = -1
+
+
 class Event(NamedTuple):
     kind: str
     rule: str
@@ -40,9 +44,9 @@ class Event(NamedTuple):
     def public(self) -> Event:
         return self._replace(secret=()) if self.secret else self
 
-    def to_json(self, seat: int | None = -1) -> dict[str, Any]:
-        """JSON form; ``seat=-1`` (default) is the whole truth, else redacted for ``seat``."""
-        e = self if seat == -1 else self.for_seat(seat)
+    def to_json(self, seat: int | None = TRUTH) -> dict[str, Any]:
+        """JSON form for a reader: a seat, ``None`` (spectator) or :data:`TRUTH` (default)."""
+        e = self if seat == TRUTH else self.for_seat(seat)
         d: dict[str, Any] = {"kind": e.kind, "rule": e.rule}
         if e.player is not None:
             d["player"] = e.player
@@ -61,12 +65,17 @@ class Event(NamedTuple):
         if e.secret:
             d["secret"] = [NAMES[c] for c in e.secret]
             d["seen_by"] = list(e.seen_by)
-        d["text"] = e.describe(None if seat == -1 else seat)
+        d["text"] = e.describe(TRUTH if seat == TRUTH else seat)
         return d
 
-    def describe(self, seat: int | None = None) -> str:
-        """One line of log text, e.g. ``R5 Raid: seat 1 took a card from seat 2``."""
-        e = self if seat is None else self.for_seat(seat)
+    def describe(self, seat: int | None = TRUTH) -> str:
+        """One line of log text, e.g. ``R5 Raid: seat 1 took 1 card from seat 2``.
+
+        ``seat`` is the reader: a seat number, ``None`` for a spectator (public facts
+        only), or the default :data:`TRUTH` for the whole truth (logs for the table's
+        owner, tests, the demo).
+        """
+        e = self if seat == TRUTH else self.for_seat(seat)
         p = f"seat {e.player}"
         t = f"seat {e.target}"
         secret = ", ".join(CARDS[c].name for c in e.secret)
@@ -113,4 +122,4 @@ class Event(NamedTuple):
         return f"{e.rule} {s}"
 
     def __str__(self) -> str:
-        return self.describe(None)
+        return self.describe(TRUTH)
