@@ -207,6 +207,8 @@ def main() -> None:
     ap.add_argument("--victory", type=int, default=20)
     ap.add_argument("--think", type=float, default=0.0,
                     help="seconds a scripted player waits before answering (0: as fast as possible)")
+    ap.add_argument("--nice", type=int, default=0,
+                    help="niceness of the started server (negative needs root: a busy shared machine)")
     ap.add_argument("--url", default=None, help="an already running server (default: start one)")
     ap.add_argument("--db", default=None, help="database URL for the started server (default: a fresh SQLite file)")
     a = ap.parse_args()
@@ -217,7 +219,8 @@ def main() -> None:
         db = a.db or f"sqlite:///{tempfile.mkdtemp(prefix='civlite-load-')}/load.db"
         proc = subprocess.Popen([sys.executable, "-m", "civlite.server", "--port", str(port), "--db", db,
                                  "--bot-delay", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env=dict(os.environ))
+                                env=dict(os.environ),
+                                preexec_fn=(lambda: os.nice(a.nice)) if a.nice else None)
         url = f"http://127.0.0.1:{port}"
         for _ in range(300):
             try:
@@ -225,7 +228,7 @@ def main() -> None:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        print(f"server: {url} ({db})")
+        print(f"server: {url} ({db}){f', nice {a.nice}' if a.nice else ''}")
     try:
         code = asyncio.run(run(url, a.games, a.victory, proc.pid if proc else None, a.think))
     finally:

@@ -156,5 +156,8 @@ def test_two_players_create_join_and_play_to_the_end(browser: Any, tmp_path: Any
         b.locator("[data-testid=my-tables] >> text=resume").first.click()
         b.wait_for_selector("[data-testid=hand]")
         assert b.evaluate("document.body.dataset.seat") == "1"
+        # a forged seat token is refused with a clear message
+        spec.goto(srv.url + b.url.split(srv.url)[1].split("#")[0] + "#k=forged-token")
+        spec.wait_for_selector("[data-testid=join-error] >> text=not valid")
     finally:
         srv.stop()

@@ -156,3 +156,30 @@ def test_action_ids_are_scoped_by_seat(tmp_path: Path) -> None:
 
     asyncio.run(run())
     store.close()
+
+
+def test_a_second_hello_on_the_same_table_keeps_it_live(tmp_path: Path) -> None:
+    """A spectator that takes a seat (its only connection) keeps receiving that table's updates."""
+    store = Store(f"sqlite:///{tmp_path / 'e.db'}")
+
+    async def run() -> None:
+        m = Manager(store, bot_delay=0)
+        await m.start()
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, seed=5))
+        c = RecordingConn(store)
+        await m.handle(c, hello(info.id, None))
+        t = m.tables[info.id]
+        await m.handle(c, hello(info.id, tokens[0]))
+        assert m.tables[info.id] is t and c in t.conns and c.seat == 0
+        await m.handle(c, act("a", {"do": "pass"}))
+        assert [f["type"] for f in c.frames[-2:]] == ["ack", "update"]
+        # the last connection leaves a table where a human is to move and no clock runs: it is forgotten
+        m.disconnect(c)
+        assert info.id not in m.tables
+        c2 = RecordingConn(store)
+        await m.handle(c2, hello(info.id, tokens[0]))  # and rebuilt from storage
+        assert m.tables[info.id].seq == 1 and c2.frames[-1]["type"] in ("welcome", "presence")
+        await m.stop()
+
+    asyncio.run(run())
+    store.close()

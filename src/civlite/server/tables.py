@@ -402,7 +402,10 @@ class Manager:
             seat = t.seat_of(msg.token)
             if seat is None:
                 raise ProtocolError("bad_token", "this seat token is not valid for this table (ask for a new invite link)")
-        self.disconnect(conn)
+        if conn.table is t:
+            t.conns.discard(conn)  # a new hello on the same table: change seat, keep the table
+        else:
+            self.disconnect(conn)
         async with t.lock:
             conn.table, conn.seat = t, seat
             t.conns.add(conn)
@@ -421,11 +424,21 @@ class Manager:
             conn.table = None
             conn.seat = None
             self._presence(t)
-            if not t.conns and (t.game.is_over or t.task is None) and not t.lock.locked():
+            if not t.conns and self._idle(t):
                 # nobody watches and nothing runs: forget it (it is rebuilt from storage when asked for)
                 if self.tables.get(t.id) is t:
                     del self.tables[t.id]
                     self._loading.pop(t.id, None)
+
+    @staticmethod
+    def _idle(t: Table) -> bool:
+        """Nothing will happen at this table until a player acts (no bot to move, no clock)."""
+        if t.lock.locked():
+            return False
+        pending = t.game.pending
+        if pending is None:
+            return True
+        return t.info.seats[pending.player].get("kind") != "bot" and not t.info.clock
 
     async def action(self, conn: Conn, msg: ActionMsg) -> None:
         t = conn.table

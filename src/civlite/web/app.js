@@ -251,7 +251,12 @@ class Table {
         if (m.id) this.outbox.delete(m.id);
         this.busy = this.outbox.size > 0;
         this.error = m.message;
-        if (m.code === "bad_token" || m.code === "no_table") { this.closed = true; this.ws.close(); setStatus(m.message, true); }
+        if (m.code === "bad_token" || m.code === "no_table") {
+          this.closed = true; this.ws.close(); setStatus("cannot join", true);
+          $app.innerHTML = `<section class="panel" data-testid="join-error"><h2>Cannot join this table</h2>
+            <p class="error">${esc(m.message)}</p><p><a href="/">Back to the lobby</a></p></section>`;
+          return;
+        }
         break;
       case "presence":
         if (this.table) this.table.seats.forEach((s, i) => (s.connected = s.kind === "bot" || m.connected[i]));
