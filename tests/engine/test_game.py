@@ -361,3 +361,29 @@ def test_position_errors() -> None:
         pos([["Napoleon"], []])
     with pytest.raises(PositionError, match="ct must be a whole number"):
         pos([[], []], cts=[-1, 0])
+
+
+def test_chance_source_decides_every_random_outcome() -> None:
+    calls: list[str] = []
+
+    class FirstCard:
+        def draw(self, pile: list[int]) -> int:
+            calls.append("draw")
+            return 0  # the bottom card, not the top
+
+        def pick(self, hand: list[int]) -> int:
+            calls.append("pick")
+            return len(hand) - 1
+
+        def shuffle(self, pile: list[int]) -> None:
+            calls.append("shuffle")
+            pile.sort()
+
+    g = pos([["Spearmen", "Tribute"], ["Greeks", "Romans"]], deck=["Celts", "Goths", "Huns"])
+    g.chance = FirstCard()
+    g.apply(Basic(["Spearmen"]))  # Raid: pick
+    g.apply(Pass())
+    g.apply(Pass())  # seat 1 rises: draws the deck's bottom card first
+    assert calls[:3] == ["pick", "draw", "draw"]
+    assert {"Huns", "Goths"} <= names(g.hand(1))
+    assert g.clone().chance is g.chance

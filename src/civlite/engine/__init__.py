@@ -13,6 +13,7 @@ from .actions import (
     action_from_json,
 )
 from .cards import CARDS, MAJOR_SUITS, MINOR_SUITS, SUITS, Card, Suit, UnknownCardError
+from .chance import ChanceSource
 from .determinize import sample_world, unseen_cards
 from .events import Event
 from .game import NUM_ACTIONS, Game, GameOverError, PositionError, describe_id

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from itertools import combinations, product
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .actions import (
     Action,
@@ -33,6 +33,9 @@ from .actions import (
 from .cards import CARDS, ID_OF_NAME, NAMES, SUIT_LETTERS, SUIT_OF, Card, Suit
 from .events import Event
 from .rules import ALL, Ability, RuleSet
+
+if TYPE_CHECKING:
+    from .chance import ChanceSource
 from .view import Decision, PlayerView, View
 
 PHASES = ("rise", "action", "meld", "fall")
@@ -88,6 +91,7 @@ class Game:
         "_start",
         "_target",
         "active",
+        "chance",
         "ct",
         "deck",
         "discard",
@@ -126,6 +130,9 @@ class Game:
     seed: int
     universe: tuple[int, ...]
     _rng_shared: bool
+    #: an optional source of every chance outcome (draws, random steals, shuffles), for
+    #: tools that model chance explicitly (OpenSpiel's chance nodes); ``None``: ``rng``
+    chance: ChanceSource | None
     _knower: list[int]
     _dkind: str
     _dplayer: int
@@ -182,6 +189,7 @@ class Game:
         self.seed = seed
         self.rng = rng if rng is not None else random.Random(seed)
         self._rng_shared = False
+        self.chance = None
         self.hands = [[] for _ in range(n)]
         self.ct = [0] * n
         self.deck = []
@@ -565,7 +573,10 @@ class Game:
             return False
         self.deck = self.discard
         self.discard = []
-        self._own_rng().shuffle(self.deck)
+        if self.chance is not None:
+            self.chance.shuffle(self.deck)
+        else:
+            self._own_rng().shuffle(self.deck)
         self._ev.append(Event("reshuffle", "R3.1", count=len(self.deck)))
         return True
 
@@ -578,7 +589,7 @@ class Game:
                 if not self._refill():
                     break
                 deck = self.deck
-            c = deck.pop()
+            c = deck.pop() if self.chance is None else deck.pop(self.chance.draw(deck))
             knower[c] = 0
             got.append(c)
         self.hands[p].extend(got)
@@ -597,7 +608,8 @@ class Game:
         for _ in range(k):
             if not self.deck:
                 break
-            self.hands[p].append(self.deck.pop())
+            deck = self.deck
+            self.hands[p].append(deck.pop() if self.chance is None else deck.pop(self.chance.draw(deck)))
 
     def _remove_from_hand(self, p: int, ids: list[int]) -> None:
         hand = self.hands[p]
@@ -662,8 +674,9 @@ class Game:
             rng = self._own_rng()
             knower = self._knower
             mask = 1 << t
+            chance = self.chance
             for _ in range(k):
-                i = int(rng.random() * len(th))
+                i = int(rng.random() * len(th)) if chance is None else chance.pick(th)
                 th[i], th[-1] = th[-1], th[i]
                 c = th.pop()
                 knower[c] = mask  # the victim knows where it went (R5.5)
@@ -736,7 +749,10 @@ class Game:
             self._dkind = kind
             self._take_one(pile[0])
         if kind == _DECIDE_VISION:
-            self._own_rng().shuffle(self.deck)
+            if self.chance is not None:
+                self.chance.shuffle(self.deck)
+            else:
+                self._own_rng().shuffle(self.deck)
             self._ev.append(Event("shuffle", "R5.2", self.active, ability=self._ability.name if self._ability else None))
         return False
 
@@ -1055,6 +1071,7 @@ class Game:
         # exactly as the original would have
         g.rng = self.rng
         g._rng_shared = self._rng_shared = True
+        g.chance = self.chance
         g.seed = self.seed
         g.universe = self.universe
         g._knower = self._knower[:]
@@ -1091,6 +1108,7 @@ class Game:
         g.drawn = self.drawn
         g.rng = rng
         g._rng_shared = False
+        g.chance = self.chance
         g.seed = self.seed
         g.universe = self.universe
         g._knower = self._knower[:]
