@@ -12,7 +12,6 @@ from typing import Any, NamedTuple
 
 from .cards import CARDS, NAMES
 
-
 #: the reader "everything" for :meth:`Event.describe` and :meth:`Event.to_json`
 TRUTH = -1
 
