@@ -34,6 +34,7 @@ __all__ = [
     "Advanced",
     "Basic",
     "Card",
+    "ChanceSource",
     "Decision",
     "Discard",
     "Effect",
