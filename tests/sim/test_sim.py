@@ -161,3 +161,15 @@ def test_ray_backend_matches_local(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     finally:
         ray.shutdown()
         shutil.rmtree(short, ignore_errors=True)
+
+
+def test_gzipped_records_load(run_dir: Path, tmp_path: Path) -> None:
+    import gzip
+    import shutil
+
+    d = tmp_path / "gz"
+    d.mkdir()
+    shutil.copy(run_dir / "summary.json", d / "summary.json")
+    with (run_dir / "games.jsonl").open("rb") as src, gzip.open(d / "games.jsonl.gz", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    assert load_run(d) == load_run(run_dir)

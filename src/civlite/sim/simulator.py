@@ -369,13 +369,17 @@ def summarize(cfg: SimConfig, lines: Sequence[dict[str, Any]]) -> dict[str, Any]
 
 
 def load_run(path: str | Path, light: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """``(summary, game lines)`` of a run directory; ``light`` keeps only index, bots and stats."""
+    """``(summary, game lines)`` of a run directory (``games.jsonl``, or ``games.jsonl.gz`` if that
+    is all there is); ``light`` keeps only index, bots and stats."""
     d = Path(path)
     summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
     lines = []
     gp = d / "games.jsonl"
-    if gp.exists():
-        with gp.open(encoding="utf-8") as f:
+    gz = d / "games.jsonl.gz"
+    if gp.exists() or gz.exists():
+        import gzip
+
+        with (gp.open(encoding="utf-8") if gp.exists() else gzip.open(gz, "rt", encoding="utf-8")) as f:
             for x in f:
                 if not x.strip():
                     continue
