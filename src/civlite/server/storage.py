@@ -176,12 +176,19 @@ class Store:
                 cur.execute("PRAGMA journal_mode=WAL")  # a committed action survives kill -9
                 cur.execute("PRAGMA synchronous=NORMAL")
                 cur.execute("PRAGMA foreign_keys=ON")
+                # checkpoints (the only fsyncs in WAL mode) run in a background thread, not in a commit
+                cur.execute("PRAGMA wal_autocheckpoint=0")
                 cur.close()
         else:
             self.engine = create_engine(self.url, pool_size=10, max_overflow=20, pool_pre_ping=True)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         if migrate:
             self.migrate()
+        self._stop_checkpoints = threading.Event()
+        self._checkpointer: threading.Thread | None = None
+        if self.url.startswith("sqlite"):
+            self._checkpointer = threading.Thread(target=self._checkpoints, name="civlite-checkpoint", daemon=True)
+            self._checkpointer.start()
 
     # -- schema -------------------------------------------------------------------
     def migrate(self) -> None:
@@ -201,7 +208,30 @@ class Store:
         with self.engine.connect() as conn:
             return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
+    def _checkpoints(self, every: float = 1.0) -> None:
+        """Copy the WAL into the database file now and then (SQLite), off the serving thread."""
+        import sqlite3
+
+        path = self.engine.url.database
+        if not path or path == ":memory:":
+            return
+        conn = sqlite3.connect(path, timeout=30, check_same_thread=False)
+        try:
+            while not self._stop_checkpoints.wait(every):
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error:
+                    pass
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            pass
+        finally:
+            conn.close()
+
     def close(self) -> None:
+        self._stop_checkpoints.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join(5)
         self.engine.dispose()
 
     # -- tables -------------------------------------------------------------------
