@@ -95,12 +95,14 @@ def test_notify_reaches_a_listener(pg_url: str) -> None:
         seen.set()
 
     store.listen(cb, stop)
+    other = Store(pg_url)  # another process: its notices are heard, this store's own are not
     # the listener connects asynchronously: append until it has heard one
     seq = 0
     while not seen.is_set() and seq < 50:
         seq += 1
-        store.append(Append("t1", seq, 0, {"do": "pass"}))
+        (other if seq % 2 else store).append(Append("t1", seq, 0, {"do": "pass"}))
         seen.wait(0.2)
     stop.set()
-    assert got and got[0][0] == "t1"
+    assert got and got[0][0] == "t1" and all(s % 2 == 1 for _, s in got)
     store.close()
+    other.close()

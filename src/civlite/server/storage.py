@@ -12,6 +12,7 @@ same transaction, so other server processes learn about it once it is committed.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -166,6 +167,7 @@ class Store:
 
     def __init__(self, url: str, migrate: bool = True) -> None:
         self.url = normalize_url(url)
+        self.origin = secrets.token_hex(4)  # tells this process's notices from the others'
         self.is_postgres = self.url.startswith("postgresql")
         if self.url.startswith("sqlite"):
             self.engine: Engine = create_engine(self.url, connect_args={"timeout": 30, "check_same_thread": False})
@@ -264,7 +266,7 @@ class Store:
             s.execute(update(TableRow).where(TableRow.id == table_id, TableRow.rematch.is_(None)).values(rematch=rematch))
             got = s.execute(select(TableRow.rematch).where(TableRow.id == table_id)).scalar()
             if self.is_postgres:  # seq 0: "the table itself changed" for other processes
-                s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{table_id}:0"})
+                s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{table_id}:0:{self.origin}"})
         return got or rematch
 
     # -- actions ------------------------------------------------------------------
@@ -293,9 +295,10 @@ class Store:
             if a.over:
                 values.update(status="over", winner=a.winner)
             conn.execute(update(TableRow).where(TableRow.id == a.table_id).values(**values))
-        if self.is_postgres:
-            for a in batch:
-                conn.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{a.table_id}:{a.seq}"})
+        if self.is_postgres:  # one notice per table: listeners load every action after the one they have
+            for a in last.values():
+                conn.execute(text("SELECT pg_notify(:ch, :payload)"),
+                             {"ch": CHANNEL, "payload": f"{a.table_id}:{a.seq}:{self.origin}"})
 
     def append(self, a: Append) -> None:
         """Commit one action; raises :class:`ConflictError` when its number or client id is taken."""
@@ -336,7 +339,7 @@ class Store:
 
     # -- notifications (PostgreSQL) -------------------------------------------------
     def listen(self, callback: Callable[[str, int], None], stop: threading.Event) -> threading.Thread:
-        """Call ``callback(table_id, seq)`` (from a thread) for every NOTIFY on the channel."""
+        """Call ``callback(table_id, seq)`` (from a thread) for every NOTIFY from another process."""
         if not self.is_postgres:
             raise StorageError("LISTEN/NOTIFY needs PostgreSQL")
         import psycopg
@@ -350,7 +353,9 @@ class Store:
                         conn.execute(f"LISTEN {CHANNEL}")
                         while not stop.is_set():
                             for n in conn.notifies(timeout=0.5):
-                                tid, _, seq = n.payload.rpartition(":")
+                                tid, seq, origin = [*n.payload.split(":"), "", ""][:3]
+                                if origin == self.origin:
+                                    continue  # this process's own commit
                                 try:
                                     callback(tid, int(seq))
                                 except Exception:  # a callback error must not stop listening
