@@ -4,19 +4,50 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from civlite.engine import CARDS, NUM_ACTIONS, RuleSet  # noqa: E402
+from civlite.engine import CARDS, NUM_ACTIONS, Action, Basic, Card, Game, Pass, RuleSet, Take  # noqa: E402
 from civlite.rl.encoding import obs_size  # noqa: E402
 from civlite.rl.openspiel import CivLiteState, game_of  # noqa: E402
 
+_UNUSED_RNG = random.Random(0).getstate()
 
-def _load(players: int = 2, **params: object) -> object:
+
+def _load(players: int = 2, **params: object) -> Any:
     return pyspiel.load_game("python_civlite", {"players": players, **params})
+
+
+def _game(s: Any) -> Game:
+    g = game_of(s)
+    assert g is not None
+    return g
+
+
+def _ids(names: list[str]) -> list[int]:
+    return sorted(Card(n).id for n in names)
+
+
+def _state_at(hands: list[list[str]], deck: list[str], discard: list[str]) -> Any:
+    """A state at a chosen position (its cards are all the cards of that game)."""
+    position = {"active": 0, "phase": "action", "players": [{"hand": h, "ct": 0} for h in hands],
+                "deck": deck, "discard": discard}
+    s = _load(len(hands)).new_initial_state()
+    s.core.dealt = []
+    s.core.candidates = []
+    s.core.game = Game.from_position(position, RuleSet.default(), seed=0)
+    return s
+
+
+def _play(s: Any, action: Action) -> None:
+    g = game_of(s)
+    assert g is not None and not s.is_chance_node()
+    (aid,) = [i for i in g.legal_ids() if g.action_for_id(i) == action]
+    s.apply_action(aid)
 
 
 def _check_invariants(state: CivLiteState) -> None:
@@ -24,8 +55,10 @@ def _check_invariants(state: CivLiteState) -> None:
     if g is None:
         return
     cards = [c for h in g.hands for c in h] + list(g.deck) + list(g.discard)
-    assert sorted(cards) == list(range(len(CARDS))), "cards are conserved"
+    assert sorted(cards) == sorted(g.universe), "cards are conserved"
     assert all(ct >= 0 for ct in g.ct)
+    # every chance outcome went through the ChanceSource hook, never the engine's rng
+    assert g.chance is None and g.rng.getstate() == _UNUSED_RNG
     if not state.is_terminal() and not state.is_chance_node():
         legal = state.legal_actions()
         assert legal and all(0 <= a < NUM_ACTIONS for a in legal)
@@ -97,7 +130,7 @@ def test_each_drawn_card_is_a_chance_node() -> None:
         assert set(cands) <= set(deck_before)
         s.apply_action(cands[0])
     assert s.current_player() == 1
-    assert len(game_of(s).hands[1]) == 7
+    assert len(_game(s).hands[1]) == 7
 
 
 def test_raid_steal_is_a_chance_node_over_the_victims_hand() -> None:
@@ -114,13 +147,57 @@ def test_raid_steal_is_a_chance_node_over_the_victims_hand() -> None:
     else:  # pragma: no cover
         pytest.fail("no Raid in 200 deals")
     assert rules.basic[4] is not None and rules.basic[4].name == "Raid"
-    victim = list(game_of(s).hands[1])
+    victim = list(_game(s).hands[1])
     s.apply_action(raid)
     assert s.is_chance_node()
     assert [a for a, _ in s.chance_outcomes()] == sorted(victim)
     s.apply_action(victim[2])
     assert not s.is_chance_node()
-    assert victim[2] in game_of(s).hands[0]
+    assert victim[2] in _game(s).hands[0]
+
+
+def test_reshuffle_needs_no_chance_node_of_its_own() -> None:
+    s = _state_at([["Greeks"], []], deck=[], discard=["Romans", "Celts", "Goths"])
+    _play(s, Pass())  # action phase
+    _play(s, Pass())  # meld: seat 1 rises and draws 2 from a deck reshuffled from the discard pile
+    assert s.is_chance_node()
+    assert [a for a, _ in s.chance_outcomes()] == _ids(["Romans", "Celts", "Goths"])
+    s.apply_action(Card("Celts").id)
+    assert s.is_chance_node()
+    assert [a for a, _ in s.chance_outcomes()] == _ids(["Romans", "Goths"])
+    s.apply_action(Card("Goths").id)
+    assert not s.is_chance_node() and s.current_player() == 1
+    g = game_of(s)
+    assert g is not None and sorted(g.hands[1]) == _ids(["Celts", "Goths"])
+    assert g.deck == _ids(["Romans"]) and g.discard == []
+    _check_invariants(s)
+
+
+def test_vision_shuffle_needs_no_chance_node() -> None:
+    s = _state_at([["Moses"], []], deck=["Greeks", "Stonehenge", "Religion"], discard=[])
+    _play(s, Basic([Card("Moses")]))  # R5.2 Vision: search the deck
+    g = game_of(s)
+    assert not s.is_chance_node() and g is not None and g.pending is not None and g.pending.kind == "vision"
+    _play(s, Take(Card("Stonehenge")))  # then the deck is shuffled: no chance node
+    g = game_of(s)
+    assert not s.is_chance_node() and g is not None and g.pending is not None and g.pending.kind == "meld"
+    _play(s, Pass())  # seat 1 rises: each drawn card is a chance node over the deck
+    assert [a for a, _ in s.chance_outcomes()] == _ids(["Greeks", "Religion"])
+    s.apply_action(Card("Religion").id)
+    assert [a for a, _ in s.chance_outcomes()] == _ids(["Greeks"])
+    s.apply_action(Card("Greeks").id)
+    g = game_of(s)
+    assert s.current_player() == 1 and g is not None and sorted(g.hands[1]) == _ids(["Greeks", "Religion"])
+    _check_invariants(s)
+
+
+def test_chance_outcome_outside_the_candidates_is_refused() -> None:
+    s = _state_at([["Greeks"], []], deck=["Romans", "Celts"], discard=[])
+    _play(s, Pass())
+    _play(s, Pass())
+    with pytest.raises(ValueError, match="not possible"):
+        s.apply_action(Card("Greeks").id)
+    assert [a for a, _ in s.chance_outcomes()] == _ids(["Romans", "Celts"])
 
 
 def test_strings_tensors_and_hidden_cards() -> None:

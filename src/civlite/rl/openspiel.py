@@ -20,15 +20,16 @@ outcomes are card ids (``max_chance_outcomes`` = 112), each uniformly likely:
 * each card taken at random by Raid or Conquest: a chance node over the
   victim's hand (R5.5).
 
-How, without a hook in the engine: the state wraps a :class:`civlite.engine.Game`
-at its last decision. A player's action is applied to a copy (``clone_fast``)
-whose deck and discard pile are lists that ask a *script* of chance outcomes for
-each card popped, and whose random source asks the same script for each card
-stolen (and for each position of a shuffle of a plain list, which happens only
-when a single action reshuffles twice). When the script runs out, the copy is
-dropped and the state becomes a chance node over the candidates; each chance
-outcome extends the script and replays the action from the saved decision. When
-the action runs to the next decision, that game becomes the state.
+How: the state wraps a :class:`civlite.engine.Game` at its last decision. A
+player's action is applied to a copy (``clone_fast``) whose ``chance`` (the
+engine's public :class:`civlite.engine.ChanceSource` hook, which decides every
+draw, random steal and shuffle) reads a *script* of chance outcomes: ``draw`` and
+``pick`` return the position of the scripted card, ``shuffle`` leaves the pile as
+it is (the next draw picks its card anyway). When the script runs out, the copy
+is dropped and the state becomes a chance node over the candidates (the pile or
+the victim's hand); each chance outcome extends the script and replays the action
+from the saved decision. When the action runs to the next decision, that game
+(with ``chance`` back to ``None``) becomes the state.
 
 Strings and tensors: the observation is the seat's :class:`View` (JSON string;
 tensor :func:`civlite.rl.encoding.encode_view`). The information state string
@@ -46,7 +47,7 @@ import hashlib
 import json
 import random
 from collections.abc import Sequence
-from typing import Any, SupportsIndex
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -86,70 +87,34 @@ class NeedChance(Exception):
         self.candidates = sorted(candidates)
 
 
-class _Script:
+class _ScriptedChance:
+    """The :class:`~civlite.engine.ChanceSource` of a replay: each outcome comes from the script.
+
+    The deck is unordered: a shuffle does nothing and each draw takes the card the
+    script names, wherever it lies in the pile.
+    """
+
     __slots__ = ("outcomes", "pos")
 
     def __init__(self, outcomes: list[int]) -> None:
         self.outcomes = outcomes
         self.pos = 0
 
-    def next(self, candidates: Sequence[int]) -> int:
+    def _next(self, cards: Sequence[int]) -> int:
         if self.pos < len(self.outcomes):
             c = self.outcomes[self.pos]
             self.pos += 1
-            return c
-        raise NeedChance(candidates)
+            return cards.index(c)
+        raise NeedChance(cards)
 
+    def draw(self, pile: Sequence[int]) -> int:
+        return self._next(pile)
 
-class _LazyPile(list[int]):
-    """A deck whose order is not decided yet: each card popped is a chance outcome."""
+    def pick(self, hand: Sequence[int]) -> int:
+        return self._next(hand)
 
-    script: _Script
-
-    def pop(self, index: SupportsIndex = -1) -> int:
-        if index != -1:
-            return super().pop(index)
-        c = self.script.next(self)
-        i = self.index(c)
-        self[i], self[-1] = self[-1], self[i]
-        return super().pop()
-
-
-def _lazy(cards: list[int], script: _Script) -> _LazyPile:
-    pile = _LazyPile(cards)
-    pile.script = script
-    return pile
-
-
-class _ChanceRandom(random.Random):
-    """The engine's random source during a replay: every draw comes from the script."""
-
-    def __init__(self, script: _Script) -> None:
-        super().__init__(0)
-        self.script = script
-        self.game: Game | None = None
-
-    def shuffle(self, x: Any) -> None:
-        if isinstance(x, _LazyPile):
-            return  # its order is decided card by card as cards are drawn
-        # a plain list (a second reshuffle within one action): Fisher-Yates from the top
-        for i in reversed(range(1, len(x))):
-            c = self.script.next(x[: i + 1])
-            j = x.index(c, 0, i + 1)
-            x[i], x[j] = x[j], x[i]
-
-    def random(self) -> float:
-        # only Raid/Conquest steals draw a float: ``int(rng.random() * len(hand))``
-        g = self.game
-        assert g is not None
-        target = g.view(None).resolving_target
-        assert target is not None, "random() outside a steal"
-        hand = g.hands[target]
-        c = self.script.next(hand)
-        return (hand.index(c) + 0.5) / len(hand)
-
-    def randrange(self, *args: Any, **kwargs: Any) -> int:
-        raise AssertionError("civlite.rl.openspiel: unexpected randrange in a replay")
+    def shuffle(self, pile: list[int]) -> None:
+        pass
 
 
 def _event_key(e: Event, seat: int) -> str:
@@ -234,22 +199,17 @@ class _Core:
     def _run(self, aid: int) -> None:
         base = self.game
         assert base is not None
-        script = _Script(self.script)
-        rng = _ChanceRandom(script)
-        g = base.clone_fast(rng)
-        rng.game = g
-        g.deck = _lazy(g.deck, script)
-        g.discard = _lazy(g.discard, script)
+        chance = _ScriptedChance(self.script)
+        g = base.clone_fast(random.Random(0))
+        g.chance = chance
         try:
             events = g.apply_id(aid)
         except NeedChance as need:
             self.candidates = need.candidates
             return
-        if script.pos != len(self.script):  # pragma: no cover - replays are deterministic
+        if chance.pos != len(self.script):  # pragma: no cover - replays are deterministic
             raise AssertionError("chance script not consumed")
-        g.deck = list(g.deck)
-        g.discard = list(g.discard)
-        g.rng = random.Random(0)
+        g.chance = None
         self.game = g
         self.pending = None
         self.script = []
