@@ -152,6 +152,7 @@ class Game:
         seed: int | None = None,
         rules: RuleSet | None = None,
         first: int | str = 0,
+        chance: ChanceSource | None = None,
     ) -> None:
         rules = rules or RuleSet.default()
         if isinstance(players, int):
@@ -169,9 +170,13 @@ class Game:
         if first != "random" and not (isinstance(first, int) and not isinstance(first, bool) and 0 <= first < n):
             raise ValueError(f"first seat must be 0..{n - 1} or 'random', got {first!r} (R2.2)")
         self._setup(rules, n, names, seed)
+        self.chance = chance  # before the deal, so that it decides the deal too
         self.universe = tuple(range(len(CARDS)))
         self.deck = list(self.universe)
-        self.rng.shuffle(self.deck)
+        if chance is not None:
+            chance.shuffle(self.deck)
+        else:
+            self.rng.shuffle(self.deck)
         drawn_first = self.rng.randrange(n)  # always drawn, so a replay with the seat given agrees
         self._first = drawn_first if first == "random" else int(first)
         for p in range(n):
