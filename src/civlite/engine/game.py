@@ -86,6 +86,7 @@ class Game:
         "_ev",
         "_first",
         "_knower",
+        "_opts",
         "_rng_shared",
         "_selected",
         "_start",
@@ -134,6 +135,7 @@ class Game:
     #: tools that model chance explicitly (OpenSpiel's chance nodes); ``None``: ``rng``
     chance: ChanceSource | None
     _knower: list[int]
+    _opts: tuple[tuple[int, int, tuple[int, ...]], ...]  # (suit, cost, compact ids) per ability
     _dkind: str
     _dplayer: int
     _dcount: int
@@ -208,6 +210,7 @@ class Game:
         self.winner = None
         self.drawn = ()
         self._knower = [0] * len(CARDS)
+        self._opts = _ability_options(rules, n)
         self._dkind = _DECIDE_ACTION
         self._dplayer = 0
         self._dcount = 0
@@ -882,7 +885,7 @@ class Game:
             for c in self.hands[p]:
                 counts[SUIT_OF[c]] += 1
             ids = [PASS_ID]
-            for s, cost, opts in _ability_options(self.rules, self.n):
+            for s, cost, opts in self._opts:
                 if counts[s] >= cost:
                     ids.extend(opts)
             return ids
@@ -937,7 +940,8 @@ class Game:
                 )
         kind = self._dkind
         p = self._dplayer
-        self._ev = []
+        ev: list[Event] = []
+        self._ev = ev
         rec = self._actions
         if aid == PASS_ID:
             rec.append(_PASS)
@@ -976,7 +980,6 @@ class Game:
             cards = list(chosen)
             rec.append((Discard, cards))
             self._resolve_discard(cards)
-        ev, self._ev = self._ev, []
         return ev
 
     def action_for_id(self, aid: int) -> Action:
@@ -1080,6 +1083,7 @@ class Game:
         g.seed = self.seed
         g.universe = self.universe
         g._knower = self._knower[:]
+        g._opts = self._opts
         g._dkind = self._dkind
         g._dplayer = self._dplayer
         g._dcount = self._dcount
@@ -1117,6 +1121,7 @@ class Game:
         g.seed = self.seed
         g.universe = self.universe
         g._knower = self._knower[:]
+        g._opts = self._opts
         g._dkind = self._dkind
         g._dplayer = self._dplayer
         g._dcount = self._dcount
