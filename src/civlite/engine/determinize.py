@@ -29,65 +29,104 @@ def unseen_cards(view: View) -> list[int]:
     return [c for c in universe if c not in seen]
 
 
-def sample_world(view: View, rng: random.Random) -> Game:
-    """A full game state that agrees with everything ``view`` holds."""
-    if view.seat is None:
-        raise ValueError("a spectator view has no hand to search from")
-    if view.over:
-        raise ValueError("the game is over")
-    seat = view.seat
-    n = view.num_players
-    pool = unseen_cards(view)
-    rng.shuffle(pool)
-    hands: list[list[int]] = [[] for _ in range(n)]
-    hands[seat] = [c.id for c in view.hand]
-    cts = [0] * n
-    cts[seat] = view.ct or 0
-    knower = [0] * len(CARDS)
-    bit = 1 << seat
-    i = 0
-    for p in view.players:
-        known = [c.id for c in p.known]
-        for c in known:
-            knower[c] = bit
-        unknown = p.hand_size - len(known)
-        hands[p.seat] = known + pool[i:i + unknown]
-        i += unknown
-        cts[p.seat] = p.ct
-    if view.searching is not None:
-        deck = [c.id for c in view.searching]
-        rng.shuffle(deck)
-    else:
-        deck = pool[i:]
-        i = len(pool)
-    if i != len(pool) or len(deck) != view.deck_size:
-        raise ValueError(
-            f"inconsistent view: {len(pool)} unseen cards for {i} hidden hand slots and a deck of {view.deck_size}"
+class _Prepared:
+    """The parts of a world that every sample from one view shares (computed once)."""
+
+    __slots__ = ("base", "deck_known", "knower", "pool", "slots")
+
+    def __init__(self, view: View) -> None:
+        if view.seat is None:
+            raise ValueError("a spectator view has no hand to search from")
+        if view.over or view.pending is None:
+            raise ValueError("the game is over")
+        seat = view.seat
+        n = view.num_players
+        self.pool = unseen_cards(view)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        hands[seat] = [c.id for c in view.hand]
+        cts = [0] * n
+        cts[seat] = view.ct or 0
+        knower = [0] * len(CARDS)
+        bit = 1 << seat
+        slots: list[tuple[int, int]] = []  # (seat, unknown cards) in view order
+        for p in view.players:
+            known = [c.id for c in p.known]
+            for c in known:
+                knower[c] = bit
+            hands[p.seat] = known
+            slots.append((p.seat, p.hand_size - len(known)))
+            cts[p.seat] = p.ct
+        hidden = sum(k for _, k in slots)
+        self.deck_known = [c.id for c in view.searching] if view.searching is not None else None
+        deck_from_pool = len(self.pool) - hidden
+        if deck_from_pool < 0 or (self.deck_known is None and deck_from_pool != view.deck_size) or (
+            self.deck_known is not None and (deck_from_pool != 0 or len(self.deck_known) != view.deck_size)
+        ):
+            raise ValueError(
+                f"inconsistent view: {len(self.pool)} unseen cards for {hidden} hidden hand slots "
+                f"and a deck of {view.deck_size}"
+            )
+        self.knower = knower
+        self.slots = slots
+        # a template game: everything but the hidden cards
+        g = Game.__new__(Game)
+        g._setup(view.rules, n, tuple(f"seat {s}" for s in range(n)), 0, random.Random(0))
+        g.hands = hands
+        g.ct = cts
+        g.discard = [c.id for c in view.discard]
+        g.supply = view.supply
+        g.active = view.active
+        g.phase = view.phase
+        g.turn = view.turn
+        g.extra_turn = view.extra_turn
+        g.universe = (
+            tuple(c.id for c in view.universe) if view.universe is not None else tuple(range(len(CARDS)))
         )
-    g = Game.__new__(Game)
-    # the sampled world draws its own chance events from the searcher's random source
-    g._setup(view.rules, n, tuple(f"seat {s}" for s in range(n)), 0, rng)
-    g.hands = hands
-    g.ct = cts
-    g.deck = deck
-    g.discard = [c.id for c in view.discard]
-    g.supply = view.supply
-    g.active = view.active
-    g.phase = view.phase
-    g.turn = view.turn
-    g.extra_turn = view.extra_turn
-    g.universe = (
-        tuple(c.id for c in view.universe) if view.universe is not None else tuple(range(len(CARDS)))
-    )
-    g._knower = knower
-    pending = view.pending
-    assert pending is not None
-    g._dkind = pending.kind
-    g._dplayer = pending.player
-    g._dcount = pending.count
-    if view.resolving is not None:
-        g._ability = next(a for a in view.rules.abilities if a.name == view.resolving)
-        g._eff = view.effect_index
-        g._target = view.resolving_target if view.resolving_target is not None else -1
-    g._selected = [c.id for c in view.selecting]
-    return g
+        g._knower = knower
+        pending = view.pending
+        g._dkind = pending.kind
+        g._dplayer = pending.player
+        g._dcount = pending.count
+        if view.resolving is not None:
+            g._ability = next(a for a in view.rules.abilities if a.name == view.resolving)
+            g._eff = view.effect_index
+            g._target = view.resolving_target if view.resolving_target is not None else -1
+        g._selected = [c.id for c in view.selecting]
+        self.base = g
+
+    def sample(self, rng: random.Random) -> Game:
+        pool = self.pool[:]
+        key = rng.random
+        pool.sort(key=lambda _: key())  # a uniformly random order (faster than shuffle)
+        g = self.base.clone_fast(rng)  # the world draws its chance events from the searcher's rng
+        hands = g.hands
+        i = 0
+        for seat, k in self.slots:
+            if k:
+                hands[seat].extend(pool[i:i + k])
+                i += k
+        if self.deck_known is not None:
+            deck = self.deck_known[:]
+            deck.sort(key=lambda _: key())
+            g.deck = deck
+        else:
+            g.deck = pool[i:]
+        return g
+
+
+_last: tuple[View, _Prepared] | None = None
+
+
+def sample_world(view: View, rng: random.Random) -> Game:
+    """A full game state that agrees with everything ``view`` holds.
+
+    Repeated calls with the same view (an ISMCTS search) reuse the work that does
+    not depend on the deal.
+    """
+    global _last
+    if _last is not None and _last[0] is view:
+        prepared = _last[1]
+    else:
+        prepared = _Prepared(view)
+        _last = (view, prepared)
+    return prepared.sample(rng)
