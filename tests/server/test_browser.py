@@ -161,3 +161,16 @@ def test_two_players_create_join_and_play_to_the_end(browser: Any, tmp_path: Any
         spec.wait_for_selector("[data-testid=join-error] >> text=not valid")
     finally:
         srv.stop()
+
+
+def test_turn_clock_shows_and_the_table_says_a_bot_decided(browser: Any, tmp_path: Any) -> None:
+    srv = ServerProc(f"sqlite:///{tmp_path / 'c.db'}", bot_delay=0.05).start()
+    try:
+        t = srv.create([{"kind": "human", "name": "Slow"}, {"kind": "bot", "bot": "heuristic"}], victory_ct=6, clock=2)
+        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        page.goto(srv.url + t["seats"][0]["invite"])
+        page.wait_for_selector("[data-testid=clock] >> text=Slow")  # the countdown of seat 1
+        page.wait_for_selector("[data-testid=notice] >> text=clock ran out", timeout=20000)
+        shot(page, "11-clock-ran-out-phone")
+    finally:
+        srv.stop()

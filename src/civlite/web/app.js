@@ -292,7 +292,7 @@ class Table {
     if (!el) return;
     if (!this.clock || this.state?.over) { el.textContent = ""; return; }
     const left = Math.max(0, Math.round((this.clock.deadline - Date.now()) / 1000));
-    el.textContent = `⏱ ${this.name(this.clock.seat)}: ${left}s`;
+    el.textContent = `◷ ${this.name(this.clock.seat)}: ${left}s`;
     el.classList.toggle("low", left <= 10);
   }
 
@@ -344,7 +344,7 @@ class Table {
         <h2 style="margin:.2em 0">${esc(this.table.name)} <span class="muted">turn ${st.turn} · ${esc(rules.name)}, first to ${rules.victory_ct} CT</span></h2>
         <span id="clock" class="clock" data-testid="clock"></span>
       </div>
-      ${this.notices.map((n) => `<div class="notice" data-testid="notice">${esc(n)}</div>`).join("")}
+      ${this.notices.map((n) => `<div class="notice" data-testid="notice">${esc(this.named(n))}</div>`).join("")}
       <div class="tablegrid">
         <div>
           <section class="panel"><h3>CT race to ${rules.victory_ct}</h3><div class="track">${track}</div></section>
