@@ -30,21 +30,26 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine import CARDS, Game, RuleSet, View
+from ..engine import (
+    ADVANCED_BASE,
+    BASIC_BASE,
+    CARDS,
+    DISCARD_BASE,
+    MELD_BASE,
+    PASS_ID,
+    SUIT_OF,
+    TAKE_BASE,
+    Game,
+    RuleSet,
+    View,
+)
 from . import Bot, register
 
-#: suit index of each card id
-SUIT: tuple[int, ...] = tuple(int(c.suit) for c in CARDS)
+SUIT = SUIT_OF  # suit index of each card id
 #: cards per suit in the full deck
 DECK_SUITS: tuple[int, ...] = tuple(sum(1 for c in CARDS if int(c.suit) == s) for s in range(8))
 
-PASS_ID = 0
-BASIC_BASE = 1
-ADVANCED_BASE = 65
-TAKE_BASE = 129
-MELD_BASE = 137
-DISCARD_BASE = 145
-ALL = -1
+ALL = -1  # an effect amount meaning "all" (civlite.engine.rules.ALL)
 
 CARD_VALUE = 0.45  # a typical card, in CT
 MELD_DECAY = 0.6  # value kept per suit still missing from the meld

@@ -33,9 +33,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine import Game, View, sample_world
+from ..engine import DISCARD_BASE, Game, View, sample_world
 from . import Bot, register
-from .heuristic import DISCARD_BASE, Evaluator, evaluator, policy_on_game, situation_from_view, suit_counts
+from .heuristic import Evaluator, evaluator, policy_on_game, situation_from_view, suit_counts
 
 
 class Node:

@@ -12,22 +12,41 @@ from .actions import (
     Take,
     action_from_json,
 )
-from .cards import CARDS, MAJOR_SUITS, MINOR_SUITS, SUITS, Card, Suit, UnknownCardError
+from .cards import CARDS, MAJOR_SUITS, MINOR_SUITS, SUIT_OF, SUITS, Card, Suit, UnknownCardError
 from .chance import ChanceSource
 from .determinize import sample_world, unseen_cards
 from .events import Event
-from .game import NUM_ACTIONS, Game, GameOverError, PositionError, describe_id
+from .game import (
+    ADVANCED_BASE,
+    BASIC_BASE,
+    DISCARD_BASE,
+    MELD_BASE,
+    NUM_ACTIONS,
+    PASS_ID,
+    TAKE_BASE,
+    Game,
+    GameOverError,
+    PositionError,
+    describe_id,
+)
 from .record import GameRecord, RecordError
 from .rules import EFFECT_OPS, Ability, Effect, RuleSet, RuleSetError
 from .view import Decision, PlayerView, View
 
 __all__ = [
+    "ADVANCED_BASE",
+    "BASIC_BASE",
     "CARDS",
+    "DISCARD_BASE",
     "EFFECT_OPS",
     "MAJOR_SUITS",
+    "MELD_BASE",
     "MINOR_SUITS",
     "NUM_ACTIONS",
+    "PASS_ID",
     "SUITS",
+    "SUIT_OF",
+    "TAKE_BASE",
     "Ability",
     "Action",
     "ActionFormatError",
