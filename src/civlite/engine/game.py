@@ -910,6 +910,8 @@ class Game:
             counts[SUIT_OF[c]] -= 1
             low = SUIT_OF[c]
         need = self._dcount - len(self._selected)
+        if need == 1:
+            return [DISCARD_BASE + s for s in range(low, 8) if counts[s]]
         ids = []
         avail = 0
         for s in range(7, low - 1, -1):
