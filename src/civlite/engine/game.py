@@ -179,7 +179,7 @@ class Game:
         if chance is not None:
             chance.shuffle(self.deck)
         else:
-            self.rng.shuffle(self.deck)
+            _shuffle(self.rng, self.deck)
         drawn_first = self.rng.randrange(n)  # always drawn, so a replay with the seat given agrees
         self._first = drawn_first if first == "random" else int(first)
         for p in range(n):
@@ -585,7 +585,7 @@ class Game:
         if self.chance is not None:
             self.chance.shuffle(self.deck)
         else:
-            self._own_rng().shuffle(self.deck)
+            _shuffle(self._own_rng(), self.deck)
         self._ev.append(Event("reshuffle", "R3.1", count=len(self.deck)))
         return True
 
@@ -761,7 +761,7 @@ class Game:
             if self.chance is not None:
                 self.chance.shuffle(self.deck)
             else:
-                self._own_rng().shuffle(self.deck)
+                _shuffle(self._own_rng(), self.deck)
             self._ev.append(Event("shuffle", "R5.2", self.active, ability=self._ability.name if self._ability else None))
         return False
 
@@ -1255,6 +1255,19 @@ class Game:
 
 
 _PASS = Pass()
+
+
+def _shuffle(rng: random.Random, pile: list[int]) -> None:
+    """Exactly ``rng.shuffle(pile)`` (the same permutation and random state after, so
+    records replay), without a Python call per card: reshuffles are a hot path."""
+    getrandbits = rng.getrandbits
+    for i in range(len(pile) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        pile[i], pile[j] = pile[j], pile[i]
 #: builds an Event from all its fields in order (kind, rule, player, target, ability,
 #: cards, count, amount, secret, seen_by, seats) without the keyword-argument
 #: ``__new__``: events are made on every step, and this is three times faster
