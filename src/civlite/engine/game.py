@@ -1061,47 +1061,19 @@ class Game:
     # -- cloning ------------------------------------------------------------------
     def clone(self) -> Game:
         """An independent copy (hand-written; the random source is copied too)."""
-        g = Game.__new__(Game)
-        g.rules = self.rules
-        g.n = self.n
-        g.names = self.names
-        g.hands = [h[:] for h in self.hands]
-        g.ct = self.ct[:]
-        g.deck = self.deck[:]
-        g.discard = self.discard[:]
-        g.supply = self.supply
-        g.active = self.active
-        g.phase = self.phase
-        g.turn = self.turn
-        g.extra_turn = self.extra_turn
-        g.over = self.over
-        g.winner = self.winner
-        g.drawn = self.drawn
         # the random source is shared copy-on-write: whichever game draws from it
         # first takes its own copy of the state (``_own_rng``), so both games go on
         # exactly as the original would have
-        g.rng = self.rng
+        g = self._copy(self.rng, self._actions[:], self._start)
         g._rng_shared = self._rng_shared = True
-        g.chance = self.chance
-        g.seed = self.seed
-        g.universe = self.universe
-        g._knower = self._knower[:]
-        g._opts = self._opts
-        g._dkind = self._dkind
-        g._dplayer = self._dplayer
-        g._dcount = self._dcount
-        g._ability = self._ability
-        g._eff = self._eff
-        g._target = self._target
-        g._selected = self._selected[:]
-        g._ev = []
-        g._actions = self._actions[:]
-        g._start = self._start
-        g._first = self._first
         return g
 
     def clone_fast(self, rng: random.Random) -> Game:
-        """A copy for search: shares ``rng`` given by the caller and keeps no action log."""
+        """A copy for search: draws its chance from ``rng`` (the caller's) and keeps no action log."""
+        return self._copy(rng, [], None)
+
+    def _copy(self, rng: random.Random, actions: list[Action | tuple[Any, ...]],
+              start: dict[str, Any] | None) -> Game:
         g = Game.__new__(Game)
         g.rules = self.rules
         g.n = self.n
@@ -1133,8 +1105,8 @@ class Game:
         g._target = self._target
         g._selected = self._selected[:]
         g._ev = []
-        g._actions = []
-        g._start = None
+        g._actions = actions
+        g._start = start
         g._first = self._first
         return g
 
