@@ -365,7 +365,7 @@ class Game:
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The whole truth about a hand (not for bots or clients: use :meth:`view`)."""
-        return tuple(sorted(CARDS[c] for c in self.hands[seat]))
+        return tuple([CARDS[c] for c in sorted(self.hands[seat])])  # ids sort in C
 
     def returns(self) -> list[float]:
         """+1 for the winner and -1 for the others; 0 for all in a draw or an unfinished game."""
@@ -1127,14 +1127,14 @@ class Game:
                 known: tuple[Card, ...] = ()
             else:
                 bit = 1 << seat
-                known = tuple(sorted(CARDS[c] for c in self.hands[s] if knower[c] & bit))
+                known = tuple([CARDS[c] for c in sorted([c for c in self.hands[s] if knower[c] & bit])])
             others.append(PlayerView(s, len(self.hands[s]), self.ct[s], known))
         pending = self.pending
         searching = None
         selecting: tuple[Card, ...] = ()
         if pending is not None and seat == pending.player:
             if pending.kind == _DECIDE_VISION:
-                searching = tuple(sorted(CARDS[c] for c in self.deck))
+                searching = tuple([CARDS[c] for c in sorted(self.deck)])
             selecting = tuple(CARDS[c] for c in self._selected)
         full = len(self.universe) == len(CARDS)
         return View(
@@ -1144,7 +1144,7 @@ class Game:
             hand=self.hand(seat) if seat is not None else (),
             ct=self.ct[seat] if seat is not None else None,
             deck_size=len(self.deck),
-            discard=tuple(CARDS[c] for c in self.discard),
+            discard=tuple([CARDS[c] for c in self.discard]),
             players=tuple(others),
             active=self.active,
             phase=self.phase,
