@@ -144,7 +144,10 @@ def test_r5_1_target_required_with_three_players_and_not_self() -> None:
     with pytest.raises(IllegalActionError, match="target seat 7 does not exist"):
         g.apply(Basic(["Spearmen"], 7))
     with pytest.raises(IllegalActionError, match="does not choose an opponent"):
-        pos([["Sphinx"], [], []]).apply(Basic(["Sphinx"], 1))
+        pos([["Sphinx"], [], []]).apply(Basic(["Sphinx"], 0))
+    g2 = pos([["Sphinx"], [], []])
+    g2.apply(Basic(["Sphinx"], 1))  # a harmless target on Greatness is ignored
+    assert g2.ct[0] == 1
     assert g.state_json() == before
 
 

@@ -484,8 +484,12 @@ class Game:
             if target == p:
                 raise IllegalActionError(f"{ability.name} targets an opponent, not seat {p} itself", "R5.1")
         else:
-            if target is not None:
-                raise IllegalActionError(f"{ability.name} does not choose an opponent; remove 'target'", ability.rule or rule)
+            # a target on an ability that chooses none has no effect; it must still name
+            # an opponent, so that a mistyped seat is not silently accepted
+            if target is not None and (not 0 <= target < self.n or target == p):
+                raise IllegalActionError(
+                    f"{ability.name} does not choose an opponent, and seat {target} is not one", "R5.1"
+                )
             target = -1
         return ability, ids, target
 
@@ -1045,11 +1049,13 @@ class Game:
             return PASS_ID
         if isinstance(action, Basic):
             s = action.cards[0].suit
-            off = 0 if action.target is None else (action.target - self._dplayer) % self.n
-            if action.target is None and self.n == 2:
-                ab = (self.rules.advanced if isinstance(action, Advanced) else self.rules.basic)[s]
-                if ab is not None and ab.targets:
-                    off = 1
+            ab = (self.rules.advanced if isinstance(action, Advanced) else self.rules.basic)[s]
+            if ab is None or not ab.targets:
+                off = 0
+            elif action.target is None:
+                off = 1  # two players: the other seat
+            else:
+                off = (action.target - self._dplayer) % self.n
             return (ADVANCED_BASE if isinstance(action, Advanced) else BASIC_BASE) + s * 8 + off
         if isinstance(action, Take):
             return TAKE_BASE + action.card.suit
