@@ -17,6 +17,11 @@ class Decision(NamedTuple):
     count: int = 0  # type: ignore[assignment]  # shadows tuple.count on purpose
     ability: str | None = None
 
+    @property
+    def decision(self) -> str:
+        """The decision's name as SCENARIOS.md spells the key (same as ``kind``)."""
+        return self.kind
+
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"player": self.player, "decision": self.kind}
         if self.count:
