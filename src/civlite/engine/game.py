@@ -37,6 +37,7 @@ from .rules import ALL, Ability, RuleSet
 
 if TYPE_CHECKING:
     from .chance import ChanceSource
+    from .record import GameRecord
 from .view import Decision, PlayerView, View
 
 PHASES = ("rise", "action", "meld", "fall")
@@ -336,11 +337,6 @@ class Game:
             g._ask_meld()
         g._ev = []
         return g
-
-    @classmethod
-    def from_state(cls, state: dict[str, Any], rules: RuleSet | None = None, seed: int = 0) -> Game:
-        """Alias of :meth:`from_position`, the inverse of :meth:`position` (``repr`` uses it)."""
-        return cls.from_position(state, rules, seed)
 
     # -- public read-only API -----------------------------------------------------
     @property
@@ -1201,7 +1197,8 @@ class Game:
             "discard": [NAMES[c] for c in self.discard],
         }
 
-    def record(self) -> Any:
+    def record(self) -> GameRecord:
+        """Rule set, seed, players and the actions so far: replays to this game."""
         from .record import GameRecord
 
         return GameRecord(
