@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .simulator import load_run
-from .stats import quantile, wilson
+from .stats import quantile, tally_abilities, wilson
 
 PNGS = ("winrates.png", "turns.png", "ct_race.png", "abilities.png", "melds.png")
 
@@ -99,18 +99,7 @@ def analyze(summary: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[st
         race[spec] = {"median": med, "q25": q1, "q75": q3}
     # abilities: activations per game, win rate of the seats that used it (>= once)
     names = list(summary.get("abilities", {}))
-    used = dict.fromkeys(names, 0)
-    users = dict.fromkeys(names, 0)
-    user_wins = dict.fromkeys(names, 0)
-    for ln in lines:
-        w = ln["stats"]["winner"]
-        for s, acts in enumerate(ln["stats"]["abilities"]):
-            for a in acts:
-                used[a] = used.get(a, 0) + 1
-            for a in set(acts):
-                users[a] = users.get(a, 0) + 1
-                if w == s:
-                    user_wins[a] = user_wins.get(a, 0) + 1
+    used, users, user_wins = tally_abilities(lines, names)
     abilities = []
     for a in used:
         p, lo, hi = wilson(user_wins.get(a, 0), users.get(a, 0))

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..bots import make_bot, play_step
 from ..engine import Game, RuleSet
+from .stats import quantile, tally_abilities
 
 SUMMARY_KEYS = ("games", "players", "bots", "wins", "draws", "seat_wins", "turns", "abilities",
                 "melds_per_game", "seed", "rules")
@@ -307,15 +308,6 @@ def write_run(out: str | Path, texts: Sequence[str], summary: dict[str, Any]) ->
     (d / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
 
 
-def _percentile(sorted_values: Sequence[int], q: float) -> float:
-    if not sorted_values:
-        return 0.0
-    k = (len(sorted_values) - 1) * q
-    lo = int(k)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return float(sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (k - lo))
-
-
 def summarize(cfg: SimConfig, lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """``summary.json`` of finished games (only the keys of :data:`SUMMARY_KEYS`).
 
@@ -328,9 +320,7 @@ def summarize(cfg: SimConfig, lines: Sequence[dict[str, Any]]) -> dict[str, Any]
     draws = 0
     turns = []
     melds = 0
-    used: dict[str, int] = {a.name: 0 for a in cfg.rules.abilities}
-    users: dict[str, int] = dict.fromkeys(used, 0)
-    user_wins: dict[str, int] = dict.fromkeys(used, 0)
+    used, users, user_wins = tally_abilities(lines, (a.name for a in cfg.rules.abilities))
     for line in lines:
         st = line["stats"]
         w = st["winner"]
@@ -341,13 +331,6 @@ def summarize(cfg: SimConfig, lines: Sequence[dict[str, Any]]) -> dict[str, Any]
             seat_wins[w] += 1
         turns.append(st["turns"])
         melds += len(st["melds"])
-        for seat, names in enumerate(st["abilities"]):
-            for name in names:
-                used[name] = used.get(name, 0) + 1
-            for name in set(names):
-                users[name] = users.get(name, 0) + 1
-                if w == seat:
-                    user_wins[name] = user_wins.get(name, 0) + 1
     turns.sort()
     g = len(lines)
     return {
@@ -358,7 +341,7 @@ def summarize(cfg: SimConfig, lines: Sequence[dict[str, Any]]) -> dict[str, Any]
         "draws": draws,
         "seat_wins": seat_wins,
         "turns": {"mean": round(sum(turns) / g, 3) if g else 0.0,
-                  "p50": _percentile(turns, 0.5), "p90": _percentile(turns, 0.9)},
+                  "p50": quantile(turns, 0.5), "p90": quantile(turns, 0.9)},
         "abilities": {name: {"used": used[name],
                              "win_rate_when_used": round(user_wins[name] / users[name], 4) if users[name] else None}
                       for name in used},

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 Z95 = 1.959963984540054
 
@@ -66,3 +67,23 @@ def quantile(sorted_xs: Sequence[float], q: float) -> float:
     lo = int(k)
     hi = min(lo + 1, len(sorted_xs) - 1)
     return float(sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (k - lo))
+
+
+def tally_abilities(
+    lines: Iterable[dict[str, Any]], names: Iterable[str]
+) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """``(used, users, user_wins)`` per ability over game lines: activations, seats that
+    used it at least once in a game, and how many of those seats won that game."""
+    used = dict.fromkeys(names, 0)
+    users = dict.fromkeys(used, 0)
+    user_wins = dict.fromkeys(used, 0)
+    for ln in lines:
+        w = ln["stats"]["winner"]
+        for seat, acts in enumerate(ln["stats"]["abilities"]):
+            for a in acts:
+                used[a] = used.get(a, 0) + 1
+            for a in set(acts):
+                users[a] = users.get(a, 0) + 1
+                if w == seat:
+                    user_wins[a] = user_wins.get(a, 0) + 1
+    return used, users, user_wins
