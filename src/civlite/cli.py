@@ -189,13 +189,15 @@ def sim(
     ray_address: Annotated[Optional[str], typer.Option(help="address of a Ray cluster (default: a local ray.init)")] = None,
     out: Annotated[Path, typer.Option(help="output directory (games.jsonl, summary.json)")] = Path("sim-out"),
     json_out: Annotated[bool, typer.Option("--json", help="print summary.json on stdout")] = False,
+    resume: Annotated[bool, typer.Option(help="continue the run in --out: play only the games it lacks "
+                                               "(same bots, players, seed and rules; --games may be larger)")] = False,
 ) -> None:
     """Simulate many games between bots (seats rotated) and write records and a summary."""
     from .sim import cli as simcli
 
     simcli.sim_command(bots=bots, players=players, games=games, seed=seed, rules=load_rules(rules),
                        workers=workers, backend=backend, ray_address=ray_address, out=out,
-                       json_out=json_out, fail=_fail)
+                       json_out=json_out, fail=_fail, resume=resume)
 
 
 @app.command()

@@ -235,3 +235,34 @@ def test_ismcts_takes_the_win() -> None:
     aid = make_bot("ismcts:iterations=100", seed=3).act(g.view(0), g.legal_ids())
     g.apply_id(aid)
     assert g.over and g.winner == 0
+
+
+def test_ismcts_early_stop_keeps_the_choice() -> None:
+    """Stopping once the leader cannot be caught picks what the full budget picks, sooner."""
+    saved = 0
+    for seed in range(6):
+        g = advance(Game(players=2 + seed % 3, seed=100 + seed), 30 + 7 * seed, seed)
+        if g.over or g.pending_kind != "action":
+            continue
+        seat = g.to_move
+        assert seat is not None
+        view, legal = g.view(seat), g.legal_ids()
+        full = make_bot("ismcts:iterations=600,early_stop=off", seed=seed)
+        quick = make_bot("ismcts:iterations=600", seed=seed)
+        assert isinstance(full, ISMCTSBot) and isinstance(quick, ISMCTSBot)
+        assert quick.search(view, legal) == full.search(view, legal)
+        assert full.last_iterations == 600 and quick.last_iterations <= 600
+        saved += 600 - quick.last_iterations
+    assert saved > 0
+
+
+@pytest.mark.parametrize("text,value", [("on", True), ("off", False), ("1", True), ("0", False),
+                                        ("false", False), ("yes", True)])
+def test_ismcts_early_stop_flag(text: str, value: bool) -> None:
+    bot = make_bot(f"ismcts:early_stop={text}")
+    assert isinstance(bot, ISMCTSBot) and bot.early_stop is value
+
+
+def test_ismcts_bad_flag() -> None:
+    with pytest.raises(ValueError, match="early_stop"):
+        make_bot("ismcts:early_stop=maybe")

@@ -75,6 +75,70 @@ def test_ctrl_c_keeps_finished_games(tmp_path: Path) -> None:
     assert summary["games"] == len(lines) == len(res.lines)
 
 
+def test_finished_games_are_on_disk_while_the_run_goes(tmp_path: Path) -> None:
+    seen: list[int] = []
+
+    def look(done: int, total: int) -> None:
+        part = tmp_path / "games.partial.jsonl"
+        seen.append(len(part.read_text().splitlines()))
+
+    simulate(CFG, out=tmp_path, workers=1, progress=look)
+    assert seen == list(range(1, 9))  # each game is appended (and flushed) as it finishes
+    assert not (tmp_path / "games.partial.jsonl").exists()  # the ordered games.jsonl replaces it
+    assert json.loads((tmp_path / "run.json").read_text()) == json.loads(json.dumps(CFG.to_json()))
+
+
+def test_resume_plays_only_what_is_missing_and_matches_a_full_run(tmp_path: Path) -> None:
+    full = simulate(CFG, out=tmp_path / "full", workers=1)
+
+    def stop(done: int, total: int) -> None:
+        if done >= 3:
+            raise KeyboardInterrupt
+
+    part = simulate(CFG, out=tmp_path / "r", workers=1, progress=stop)
+    assert part.interrupted and len(part.lines) == 3
+    # a kill (not Ctrl-C) leaves only the partial file, with a torn last line
+    (tmp_path / "r" / "games.jsonl").rename(tmp_path / "r" / "games.partial.jsonl")
+    (tmp_path / "r" / "summary.json").unlink()
+    with (tmp_path / "r" / "games.partial.jsonl").open("a") as f:
+        f.write('{"index": 3, "bots": ["heur')
+    played: list[int] = []
+    res = simulate(CFG, out=tmp_path / "r", workers=2, resume=True, progress=lambda d, t: played.append(d))
+    assert res.resumed == 3 and not res.interrupted and played[-1] == 8
+    assert res.summary == full.summary and res.lines == full.lines
+    for f in ("games.jsonl", "summary.json"):
+        assert (tmp_path / "r" / f).read_bytes() == (tmp_path / "full" / f).read_bytes()
+    # a finished run extends to more games; nothing to do is fine too
+    more = simulate(SimConfig(bots=CFG.bots, players=2, games=10, seed=3), out=tmp_path / "r", workers=1, resume=True)
+    assert more.resumed == 8 and more.summary["games"] == 10
+    again = simulate(SimConfig(bots=CFG.bots, players=2, games=10, seed=3), out=tmp_path / "r", workers=1, resume=True)
+    assert again.resumed == 10 and again.lines == more.lines
+
+
+@pytest.mark.parametrize("change,word", [({"seed": 4}, "seed"), ({"bots": ("random", "heuristic")}, "line-up"),
+                                         ({"rules": RuleSet.default().with_changes(victory_ct=12)}, "rule set")])
+def test_resume_refuses_another_run(tmp_path: Path, change: dict[str, object], word: str) -> None:
+    simulate(CFG, out=tmp_path, workers=1)
+    before = (tmp_path / "games.jsonl").read_bytes()
+    kw: dict[str, object] = {"bots": CFG.bots, "players": 2, "games": 8, "seed": 3, **change}
+    with pytest.raises(ValueError, match=word):
+        simulate(SimConfig(**kw), out=tmp_path, workers=1, resume=True)  # type: ignore[arg-type]
+    assert (tmp_path / "games.jsonl").read_bytes() == before
+
+
+def test_resume_from_the_command_line(tmp_path: Path) -> None:
+    args = ["sim", "--bots", "heuristic,random", "--games", "6", "--seed", "2", "--workers", "1",
+            "--out", str(tmp_path), "--json"]
+    first = CliRunner().invoke(app, [*args[:4], "4", *args[5:]])
+    assert first.exit_code == 0, first.output
+    r = CliRunner().invoke(app, [*args, "--resume"])
+    assert r.exit_code == 0, r.output
+    assert "2 games + 4 resumed" in r.stderr
+    assert json.loads(r.stdout)["games"] == 6
+    bad = CliRunner().invoke(app, [*args[:6], "9", *args[7:], "--resume"])
+    assert bad.exit_code == 2 and "seed" in bad.stderr
+
+
 def test_report_files_with_real_numbers(run_dir: Path, tmp_path: Path) -> None:
     a = build_report(run_dir, tmp_path)
     for f in (*PNGS, "report.html", "report.json"):

@@ -507,9 +507,7 @@ def situation_from_game(game: Game, seat: int, kind: str) -> Situation:
             discard[SUIT[c]] += 1
     unseen = [DECK_SUITS[s] - counts[s] - discard[s] for s in range(8)]
     sizes = [len(h) for h in game.hands]
-    pend = game.pending
-    need = pend.count if pend is not None else 0
-    return Situation(seat, kind, counts, game.ct, sizes, discard, unseen, need)
+    return Situation(seat, kind, counts, game.ct, sizes, discard, unseen, game.pending_count)
 
 
 def suit_counts(cards: Sequence[int]) -> list[int]:
@@ -540,13 +538,16 @@ def policy_on_game(game: Game, legal: Sequence[int], ev: Evaluator | None = None
     p = game.to_move
     assert p is not None
     ev = ev or evaluator(game.rules, game.n)
-    pend = game.pending
-    assert pend is not None
-    s = situation_from_game(game, p, pend.kind)
     if legal[0] >= DISCARD_BASE:  # mid-discard: the selected cards are still in hand
-        lo = ev.loss(s.counts)
-        return min(legal, key=lambda a: lo[a - DISCARD_BASE])
-    return ev.choose(s, legal)
+        lo = ev.loss(suit_counts(game.hands[p]))
+        best = legal[0]
+        for a in legal:
+            if lo[a - DISCARD_BASE] < lo[best - DISCARD_BASE]:
+                best = a
+        return best
+    kind = game.pending_kind
+    assert kind is not None
+    return ev.choose(situation_from_game(game, p, kind), legal)
 
 
 class HeuristicBot(Bot):

@@ -23,7 +23,9 @@ Budget: ``iterations=N`` (default 1000; deterministic for a seed) or
 ``c`` (exploration), ``bias`` (progressive bias toward the heuristic's choice at
 each node: its line is expanded first and gets ``bias / sqrt(1 + visits)`` added to
 its UCB score; 0 turns it off), ``discards=heuristic|search`` (step-by-step discards are
-left to the heuristic by default: they are many and rarely decide a game).
+left to the heuristic by default: they are many and rarely decide a game),
+``early_stop`` (default on: stop as soon as the rest of the budget cannot change the
+most visited root child; the move is the same, found sooner).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class ISMCTSBot(Bot):
         temperature: float = 2.5,
         discount: float = 0.995,
         bias: float = 0.5,
+        early_stop: bool = True,
     ) -> None:
         super().__init__(seed)
         if rollout not in ("heuristic", "random"):
@@ -88,6 +91,7 @@ class ISMCTSBot(Bot):
         self.temperature = float(temperature)
         self.discount = float(discount)
         self.bias = float(bias)
+        self.early_stop = _flag("early_stop", early_stop)
         self._opts: dict[str, Any] = {}  # the options given in the spec (set by make_bot)
         self.last_iterations = 0  # iterations of the last search (for benchmarks)
 
@@ -113,7 +117,8 @@ class ISMCTSBot(Bot):
         root = Node(-1)
         if self.bias > 0:  # the root's hint comes from the view itself
             root.hint = ev.choose(situation_from_view(view), legal)
-        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
+        start = time.perf_counter()
+        deadline = start + self.seconds if self.seconds is not None else None
         limit = self.iterations
         done = 0
         while True:
@@ -124,6 +129,8 @@ class ISMCTSBot(Bot):
             world = sample_world(view, rng)
             self._iterate(root, world, ev)
             done += 1
+            if self.early_stop and not done % 64 and self._settled(root, done, limit, start, deadline):
+                break
         self.last_iterations = done
         best, best_key = legal[0], (-1, -1.0)
         for aid in legal:  # most visits, then best mean; remaining ties go to the lowest id
@@ -133,6 +140,29 @@ class ISMCTSBot(Bot):
                 if key > best_key:
                     best, best_key = aid, key
         return best
+
+    @staticmethod
+    def _settled(root: Node, done: int, limit: int | None, start: float, deadline: float | None) -> bool:
+        """True when the rest of the budget cannot change the most visited root child.
+
+        Each iteration adds one visit to one root child, so once the leader is ahead of
+        the runner-up by more than the iterations left, the choice is made. With a time
+        budget the iterations left are estimated from the rate so far (plus a margin).
+        """
+        first = second = 0
+        for ch in root.children.values():
+            v = ch.visits
+            if v > first:
+                first, second = v, first
+            elif v > second:
+                second = v
+        if limit is not None:
+            left = limit - done
+        else:
+            assert deadline is not None
+            now = time.perf_counter()
+            left = int(1.25 * done * (deadline - now) / max(now - start, 1e-9)) + 1
+        return first - second > left
 
     # -- one iteration ----------------------------------------------------------
     def _iterate(self, root: Node, world: Game, ev: Evaluator) -> None:
@@ -149,10 +179,10 @@ class ISMCTSBot(Bot):
             assert p is not None
             steps += 1
             if len(legal) == 1:  # forced steps do not branch the tree
-                world.apply_id(legal[0])
+                world.apply_id(legal[0], check=False)
                 continue
             if self.discards == "heuristic" and legal[0] >= DISCARD_BASE:
-                world.apply_id(policy_on_game(world, legal, ev))
+                world.apply_id(policy_on_game(world, legal, ev), check=False)
                 continue
             children = node.children
             bias = self.bias
@@ -174,7 +204,7 @@ class ISMCTSBot(Bot):
                 ch = Node(p)
                 ch.avail = 1
                 children[a] = ch
-                world.apply_id(a)
+                world.apply_id(a, check=False)
                 path.append(ch)
                 break
             best_a = legal[0]
@@ -187,7 +217,7 @@ class ISMCTSBot(Bot):
                 if u > best_u:
                     best_u, best_a = u, a
             node = children[best_a]
-            world.apply_id(best_a)
+            world.apply_id(best_a, check=False)
             path.append(node)
         rewards, more = self._rollout(world, ev)
         # sooner is surer: shrink the result toward an equal share with the distance (a win now beats
@@ -212,7 +242,7 @@ class ISMCTSBot(Bot):
                 a = policy_on_game(world, legal, ev)
             else:
                 a = legal[int(rng.random() * len(legal))]
-            world.apply_id(a)
+            world.apply_id(a, check=False)
             steps += 1
         return self.evaluate(world, ev), steps
 
@@ -233,6 +263,18 @@ class ISMCTSBot(Bot):
         ex = [math.exp((x - top) / t) for x in scores]
         tot = sum(ex)
         return [x / tot for x in ex]
+
+
+def _flag(name: str, value: Any) -> bool:
+    """A yes/no option given as a bool, 0/1 or a word (spec strings carry text)."""
+    if isinstance(value, bool) or value in (0, 1):
+        return bool(value)
+    word = str(value).strip().lower()
+    if word in ("true", "yes", "on"):
+        return True
+    if word in ("false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be true or false (or 1/0, on/off), got {value!r}")
 
 
 def _factory(seed: int | None = None, **options: Any) -> ISMCTSBot:

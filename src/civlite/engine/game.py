@@ -359,6 +359,16 @@ class Game:
     def to_move(self) -> int | None:
         return None if self.over else self._dplayer
 
+    @property
+    def pending_kind(self) -> str | None:
+        """``pending.kind`` without building the :class:`Decision` (for search loops)."""
+        return None if self.over else self._dkind
+
+    @property
+    def pending_count(self) -> int:
+        """``pending.count`` without building the :class:`Decision` (0 once the game is over)."""
+        return 0 if self.over else self._dcount
+
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The whole truth about a hand (not for bots or clients: use :meth:`view`)."""
         return tuple([CARDS[c] for c in sorted(self.hands[seat])])  # ids sort in C

@@ -23,7 +23,8 @@ def _specs(bots: str) -> tuple[str, ...]:
 
 
 def sim_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,
-                backend: str, ray_address: str | None, out: Path, json_out: bool, fail: Fail) -> None:
+                backend: str, ray_address: str | None, out: Path, json_out: bool, fail: Fail,
+                resume: bool = False) -> None:
     from .simulator import SimConfig, simulate
 
     try:
@@ -35,13 +36,15 @@ def sim_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSe
     err = Console(stderr=True)
     try:
         res = simulate(cfg, out=out, workers=workers, backend=backend, ray_address=ray_address,
-                       progress=sys.stderr.isatty() or not json_out)
-    except RuntimeError as e:
+                       progress=sys.stderr.isatty() or not json_out, resume=resume)
+    except (RuntimeError, ValueError) as e:
         raise fail(str(e)) from None
     g = res.summary["games"]
-    rate = g / res.seconds if res.seconds > 0 else 0.0
+    played = g - res.resumed
+    rate = played / res.seconds if res.seconds > 0 else 0.0
     note = " (interrupted: finished games kept)" if res.interrupted else ""
-    err.print(f"{g} games in {res.seconds:.1f} s ({rate:.1f} games/s){note} -> {out}/", highlight=False)
+    kept = f" + {res.resumed} resumed" if res.resumed else ""
+    err.print(f"{played} games{kept} in {res.seconds:.1f} s ({rate:.1f} games/s){note} -> {out}/", highlight=False)
     if json_out:
         sys.stdout.write(json.dumps(res.summary) + "\n")
     else:

@@ -140,8 +140,8 @@ def play_chunk(cfg_json: dict[str, Any], indices: Sequence[int]) -> list[dict[st
     return out
 
 
-def _chunks(games: int, size: int) -> list[list[int]]:
-    return [list(range(a, min(games, a + size))) for a in range(0, games, size)]
+def _chunks(indices: Sequence[int], size: int) -> list[list[int]]:
+    return [list(indices[a:a + size]) for a in range(0, len(indices), size)]
 
 
 def _chunk_size(games: int, workers: int) -> int:
@@ -158,9 +158,10 @@ def _pool_chunk(args: tuple[dict[str, Any], list[int]]) -> list[dict[str, Any]]:
     return play_chunk(*args)
 
 
-def run_local(cfg: SimConfig, workers: int) -> Iterator[list[dict[str, Any]]]:
-    """Finished chunks of game lines, in completion order (multiprocessing)."""
-    chunks = _chunks(cfg.games, _chunk_size(cfg.games, workers))
+def run_local(cfg: SimConfig, workers: int, indices: Sequence[int] | None = None) -> Iterator[list[dict[str, Any]]]:
+    """Finished chunks of game lines (all games, or ``indices``), in completion order (multiprocessing)."""
+    todo = list(range(cfg.games)) if indices is None else list(indices)
+    chunks = _chunks(todo, _chunk_size(len(todo), workers))
     cj = cfg.to_json()
     if workers <= 1:
         for ch in chunks:
@@ -178,8 +179,10 @@ def run_local(cfg: SimConfig, workers: int) -> Iterator[list[dict[str, Any]]]:
         pool.join()
 
 
-def run_ray(cfg: SimConfig, workers: int, address: str | None = None) -> Iterator[list[dict[str, Any]]]:
+def run_ray(cfg: SimConfig, workers: int, address: str | None = None,
+            indices: Sequence[int] | None = None) -> Iterator[list[dict[str, Any]]]:
     """The same chunks on a Ray cluster (``ray.init()`` local unless ``address``)."""
+    todo = list(range(cfg.games)) if indices is None else list(indices)
     try:
         import ray
     except ImportError:
@@ -197,7 +200,7 @@ def run_ray(cfg: SimConfig, workers: int, address: str | None = None) -> Iterato
     try:
         remote = ray.remote(play_chunk)
         cj = cfg.to_json()
-        pending = [remote.remote(cj, ch) for ch in _chunks(cfg.games, _chunk_size(cfg.games, workers or 2))]
+        pending = [remote.remote(cj, ch) for ch in _chunks(todo, _chunk_size(len(todo), workers or 2))]
         try:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
@@ -220,6 +223,7 @@ class SimResult:
     interrupted: bool
     seconds: float
     summary: dict[str, Any]
+    resumed: int = 0  # games found in the run directory (resume), not played now
 
 
 def simulate(
@@ -229,23 +233,42 @@ def simulate(
     backend: str = "local",
     ray_address: str | None = None,
     progress: bool | Callable[[int, int], None] = False,
+    resume: bool = False,
 ) -> SimResult:
     """Run ``cfg``; write ``games.jsonl`` and ``summary.json`` into ``out`` (if given).
 
-    Ctrl-C (KeyboardInterrupt) stops the run; the games finished so far are kept,
-    written and summarised (``interrupted`` is then True).
+    Ctrl-C (KeyboardInterrupt) or SIGTERM stops the run; the games finished so far
+    are kept, written and summarised (``interrupted`` is then True). While the run
+    goes, each finished game is appended to ``games.partial.jsonl``, so not even a
+    killed run loses them: ``resume=True`` plays only the games ``out`` lacks (from
+    either file), after checking that its ``run.json`` is this configuration (the
+    number of games may differ: a run can be extended).
     """
-    workers = workers if workers and workers > 0 else (os.cpu_count() or 1)
-    workers = min(workers, cfg.games)
-    if backend == "local":
-        stream = run_local(cfg, workers)
-    elif backend == "ray":
-        stream = run_ray(cfg, workers, ray_address)
-    else:
+    if backend not in ("local", "ray"):
         raise ValueError(f"unknown backend {backend!r}: local or ray")
     lines: list[dict[str, Any]] = []
     texts: dict[int, str] = {}
+    partial: Any = None
+    if out is not None:
+        d = Path(out)
+        if resume:
+            for entry in _finished_games(d, cfg):
+                if entry["index"] not in texts:
+                    texts[entry["index"]] = entry.pop("json")
+                    lines.append(entry)
+        else:
+            (d / "games.partial.jsonl").unlink(missing_ok=True)
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "run.json").write_text(json.dumps(cfg.to_json()) + "\n", encoding="utf-8")
+        partial = (d / "games.partial.jsonl").open("a", encoding="utf-8")
+    elif resume:
+        raise ValueError("resume needs the run's output directory")
+    todo = [i for i in range(cfg.games) if i not in texts]
+    workers = workers if workers and workers > 0 else (os.cpu_count() or 1)
+    workers = max(1, min(workers, len(todo)))
+    stream = run_local(cfg, workers, todo) if backend == "local" else run_ray(cfg, workers, ray_address, todo)
     interrupted = False
+    old_term = _term_as_interrupt()
     t0 = time.perf_counter()
     bar: Any = None
     task: Any = None
@@ -267,15 +290,20 @@ def simulate(
             TimeRemainingColumn(), console=Console(stderr=True), transient=False,
         )
         bar.start()
-        task = bar.add_task("sim", total=cfg.games, rate=0.0)
+        task = bar.add_task("sim", total=cfg.games, completed=len(lines), rate=0.0)
+    before = len(lines)
     try:
         for chunk in stream:
             for entry in chunk:
-                texts[entry["index"]] = entry.pop("json")
+                text = texts[entry["index"]] = entry.pop("json")
                 lines.append(entry)
+                if partial is not None:
+                    partial.write(text + "\n")
+            if partial is not None:
+                partial.flush()
             if bar is not None:
                 el = time.perf_counter() - t0
-                bar.update(task, completed=len(lines), rate=len(lines) / el if el > 0 else 0.0)
+                bar.update(task, completed=len(lines), rate=(len(lines) - before) / el if el > 0 else 0.0)
             if callback is not None:
                 callback(len(lines), cfg.games)
     except KeyboardInterrupt:
@@ -287,14 +315,83 @@ def simulate(
             except Exception:
                 pass
     finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
         if bar is not None:
             bar.stop()
+        if partial is not None:
+            partial.close()
     seconds = time.perf_counter() - t0
     lines.sort(key=lambda d: d["index"])
     summary = summarize(cfg, lines)
     if out is not None:
         write_run(out, [texts[ln["index"]] for ln in lines], summary)
-    return SimResult(cfg, lines, interrupted, seconds, summary)
+        (Path(out) / "games.partial.jsonl").unlink(missing_ok=True)
+    return SimResult(cfg, lines, interrupted, seconds, summary, before)
+
+
+def _term_as_interrupt() -> Any:
+    """Make SIGTERM stop a run like Ctrl-C (main thread only); return the old handler."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, handler)
+
+
+def _finished_games(d: Path, cfg: SimConfig) -> list[dict[str, Any]]:
+    """The games already in run directory ``d`` (light entries with their JSON text), checked
+    to belong to ``cfg``; games beyond ``cfg.games`` are left out."""
+    rj = d / "run.json"
+    if not rj.exists():
+        sj = d / "summary.json"
+        if not sj.exists() and not (d / "games.partial.jsonl").exists():
+            return []  # nothing run there yet: the whole run is to play
+        if not sj.exists():
+            raise ValueError(f"{d}: no run.json to check the configuration against")
+        s = json.loads(sj.read_text(encoding="utf-8"))  # a run written before run.json existed
+        old = {"bots": s["bots"], "players": s["players"], "seed": s["seed"], "rules": s["rules"]}
+    else:
+        old = json.loads(rj.read_text(encoding="utf-8"))
+    new = json.loads(json.dumps(cfg.to_json()))  # as it reads back from run.json
+    try:
+        old_players = int(old["players"])
+        old_bots = [str(b) for b in old["bots"]]
+        old_lineup = old_bots + old_bots[-1:] * (old_players - len(old_bots))
+    except (KeyError, TypeError, ValueError, IndexError):
+        raise ValueError(f"{d}: its run.json or summary.json does not describe a run") from None
+    for key, theirs, mine in (("line-up", old_lineup, list(cfg.lineup)), ("players", old_players, cfg.players),
+                              ("seed", old.get("seed"), cfg.seed), ("rules", old.get("rules"), new["rules"])):
+        if theirs != mine:
+            if key == "rules":
+                raise ValueError(f"{d} holds a run with a different rule set; resume with the same rules "
+                                 "(or use another --out)")
+            raise ValueError(f"{d} holds a different run: its {key} is {theirs!r}, not {mine!r}; "
+                             "resume with the same bots, players, seed and rules (or use another --out)")
+    out: list[dict[str, Any]] = []
+    for name in ("games.jsonl", "games.jsonl.gz", "games.partial.jsonl"):
+        p = d / name
+        if not p.exists():
+            continue
+        import gzip
+
+        with (gzip.open(p, "rt", encoding="utf-8") if name.endswith(".gz") else p.open(encoding="utf-8")) as f:
+            for raw in f:
+                raw = raw.strip()
+                if not raw:
+                    continue
+                try:
+                    line = json.loads(raw)
+                except json.JSONDecodeError:
+                    continue  # a line cut short by a kill: that game is played again
+                i = line.get("index")
+                if isinstance(i, int) and 0 <= i < cfg.games and line.get("bots") == cfg.seats(i):
+                    out.append({"index": i, "bots": line["bots"], "stats": line["stats"], "json": raw})
+    return out
 
 
 def write_run(out: str | Path, texts: Sequence[str], summary: dict[str, Any]) -> None:
