@@ -1,6 +1,6 @@
 """Bot speed: ISMCTS iterations/s, heuristic decisions/s, and a 10,000-game sim + report.
 
-    python benchmarks/bot_speed.py [--json] [--sim-games 10000] [--skip-sim] [--iterations 400]
+    python benchmarks/bot_speed.py [--json] [--sim-games 10000] [--skip-sim] [--iterations 800]
 
 ISMCTS is timed on one core from mid-game positions (heuristic play up to turn 10
 with 2 players, turn 16 with 4, at an action decision), for the default spec and
@@ -41,7 +41,8 @@ def midgame_positions(players: int, count: int, turn: int, seed: int = 0) -> lis
 
 def ismcts_rate(spec: str, players: int, iterations: int, positions: int) -> dict[str, Any]:
     pos = midgame_positions(players, positions, 10 if players == 2 else 16)
-    bot = make_bot(f"{spec}{',' if ':' in spec else ':'}iterations={iterations}", seed=1)
+    # early_stop=off: every search runs its whole budget, so the same work is timed whatever the spec
+    bot = make_bot(f"{spec}{',' if ':' in spec else ':'}iterations={iterations},early_stop=off", seed=1)
     # warm the evaluator's caches once, as a long-running bot would have them
     bot.search(pos[0].view(pos[0].to_move), pos[0].legal_ids())  # type: ignore[attr-defined]
     total = 0
@@ -118,8 +119,8 @@ def sim_and_report(games: int) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--iterations", type=int, default=400, help="ISMCTS iterations per position")
-    ap.add_argument("--positions", type=int, default=8, help="mid-game positions per player count")
+    ap.add_argument("--iterations", type=int, default=800, help="ISMCTS iterations per position")
+    ap.add_argument("--positions", type=int, default=12, help="mid-game positions per player count")
     ap.add_argument("--sim-games", type=int, default=10000)
     ap.add_argument("--skip-sim", action="store_true")
     args = ap.parse_args()
@@ -127,7 +128,8 @@ def main() -> None:
                            "load_avg_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
     out["ismcts"] = [ismcts_rate(spec, players, args.iterations, args.positions)
                      for players in (2, 4)
-                     for spec in ("ismcts", "ismcts:depth=4", "ismcts:depth=0", "ismcts:rollout=random")]
+                     for spec in ("ismcts", "ismcts:depth=12", "ismcts:depth=4", "ismcts:depth=0",
+                                  "ismcts:rollout=random")]
     out["heuristic"] = heuristic_rate()
     if not args.skip_sim:
         out["sim_10k"] = sim_and_report(args.sim_games)

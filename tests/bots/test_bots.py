@@ -266,3 +266,28 @@ def test_ismcts_early_stop_flag(text: str, value: bool) -> None:
 def test_ismcts_bad_flag() -> None:
     with pytest.raises(ValueError, match="early_stop"):
         make_bot("ismcts:early_stop=maybe")
+
+
+def test_discard_on_game_takes_the_policys_steps() -> None:
+    """The rollouts' whole-decision discard equals the step-by-step policy, and honours a limit."""
+    from civlite.bots.heuristic import discard_on_game, evaluator, policy_on_game
+
+    checked = 0
+    for seed in range(40):
+        g = Game(players=3, seed=seed)
+        rng = random.Random(seed)
+        while not g.over and checked < 25:
+            if g.discard_steps_left > 1:
+                a, b = g.clone(), g.clone()
+                ev = evaluator(g.rules, g.n)
+                k = g.discard_steps_left
+                assert discard_on_game(a, a.legal_ids(), ev) == k
+                for _ in range(k):
+                    b.apply_id(policy_on_game(b, b.legal_ids(), ev))
+                assert a.record().to_json() == b.record().to_json()
+                c = g.clone()
+                assert discard_on_game(c, c.legal_ids(), ev, limit=1) == 1 and c.discard_steps_left == k - 1
+                checked += 1
+            ids = g.legal_ids()
+            g.apply_id(ids[int(rng.random() * len(ids))])
+    assert checked >= 10

@@ -118,6 +118,16 @@ class Evaluator:
         self._loss: dict[tuple[int, ...], list[float]] = {}
         self._fall: dict[tuple[int, ...], float] = {}
         self._plan: dict[tuple[tuple[int, ...], int, int], list[int]] = {}
+        self._weights: dict[tuple[int, ...], list[float]] = {}
+        self._expect: dict[tuple[int, ...], float] = {}
+        # compact ability id -> (suit, seat offset of the target, cards paid, effects as (op, amount))
+        self._ids: dict[int, tuple[int, int, int, tuple[tuple[str, int], ...]]] = {}
+        for aid in range(BASIC_BASE, TAKE_BASE):
+            adv = aid >= ADVANCED_BASE
+            suit, off = divmod(aid - (ADVANCED_BASE if adv else BASIC_BASE), 8)
+            ab = (rules.advanced if adv else rules.basic)[suit]
+            if ab is not None:
+                self._ids[aid] = (suit, off, ab.cards, tuple((e.op, e.amount) for e in ab.effects))
 
     def _spare_table(self, s: int) -> list[float]:
         kmax = 40
@@ -163,7 +173,13 @@ class Evaluator:
 
     def _spare_sum(self, counts: Sequence[int]) -> float:
         sp = self.spare
-        return sum(sp[s][min(c, 40)] for s, c in enumerate(counts) if c > 0)
+        total = 0.0
+        s = 0
+        for c in counts:
+            if c > 0:
+                total += sp[s][c if c < 40 else 40]
+            s += 1
+        return total
 
     def _hand_value(self, counts: tuple[int, ...]) -> float:
         plain = self._spare_sum(counts)
@@ -271,11 +287,17 @@ class Evaluator:
         return v
 
     def expected_card(self, counts: Sequence[int], unseen: Sequence[int]) -> float:
-        mv = self.marginal(counts)
-        tot = sum(unseen)
-        if tot <= 0:
-            return CARD_VALUE
-        return sum(mv[s] * unseen[s] for s in range(8) if unseen[s]) / tot
+        """Expected hand-value gain of one card drawn from the unseen ones."""
+        key = (*counts, *unseen)
+        v = self._expect.get(key)
+        if v is None:
+            mv = self.marginal(counts)
+            tot = sum(unseen)
+            v = CARD_VALUE if tot <= 0 else sum(mv[s] * unseen[s] for s in range(8) if unseen[s]) / tot
+            if len(self._expect) > 100_000:
+                self._expect.clear()
+            self._expect[key] = v
+        return v
 
     # -- danger of opponents ----------------------------------------------------
     def weights(self, me: int, cts: Sequence[int], sizes: Sequence[int]) -> list[float]:
@@ -285,6 +307,13 @@ class Evaluator:
         if n == 2:
             w[1 - me] = 1.0
             return w
+        key = (me, *cts, *sizes)
+        memo = self._weights.get(key)
+        if memo is not None:
+            return memo
+        if len(self._weights) > 100_000:
+            self._weights.clear()
+        self._weights[key] = w
         danger = [cts[p] + 0.3 * sizes[p] for p in range(n)]
         top = max(danger[p] for p in range(n) if p != me)
         base = 1.0 / (n - 1)
@@ -345,18 +374,18 @@ class Evaluator:
         e_card = self.expected_card(counts, s.unseen)
         best, best_v = PASS_ID, 0.0
         c = list(counts)
+        ids = self._ids
+        seat, n = s.seat, self.n
+        value = self._ability_value
         for aid in legal:
-            if aid == PASS_ID:
+            meta = ids.get(aid)
+            if meta is None:  # pass (or an ability this rule set lacks)
                 continue
-            adv = aid >= ADVANCED_BASE
-            suit, off = divmod(aid - (ADVANCED_BASE if adv else BASIC_BASE), 8)
-            ab = (self.advanced if adv else self.basic)[suit]
-            if ab is None:
-                continue
-            target = (s.seat + off) % self.n if off else -1
-            c[suit] -= ab.cards
-            v = self._ability_value(s, ab.effects, c, suit, ab.cards, target, w, e_card) - now
-            c[suit] += ab.cards
+            suit, off, paid, effects = meta
+            target = (seat + off) % n if off else -1
+            c[suit] -= paid
+            v = value(s, effects, c, suit, paid, target, w, e_card) - now
+            c[suit] += paid
             if v > best_v + 1e-9:
                 best, best_v = aid, v
         return best
@@ -371,8 +400,7 @@ class Evaluator:
         n_in = 0
         denial = 0.0
         hand = sum(after)
-        for e in effects:
-            op, a = e.op, e.amount
+        for op, a in effects:
             if op == "gain_ct":
                 gain += a
                 if ct + gain >= self.victory:
@@ -421,14 +449,13 @@ class Evaluator:
             elif op == "extra_turn":
                 gain += EXTRA_TURN_VALUE * 0.6
                 cards_in += 2 * e_card
-        base = self.hand_value(after)
         total = hand + n_in
-        if cards_in > 0 and total > self.limit:
-            fit = max(0, self.limit - hand)
+        limit = self.limit
+        if cards_in > 0 and total > limit:
+            fit = max(0, limit - hand)
             frac = (fit + 0.35 * max(0, n_in - fit)) / max(1, n_in)
             cards_in *= frac
-        if total > self.limit and hand > self.limit:
-            base = self.value_at_fall(after)
+        base = self.value_at_fall(after) if total > limit and hand > limit else self.hand_value(after)
         near = 1.0 + max(0.0, (ct + gain) - (self.victory - 8)) * 0.1
         return base + cards_in + gain * near + denial
 
@@ -548,6 +575,28 @@ def policy_on_game(game: Game, legal: Sequence[int], ev: Evaluator | None = None
     kind = game.pending_kind
     assert kind is not None
     return ev.choose(situation_from_game(game, p, kind), legal)
+
+
+def discard_on_game(game: Game, legal: Sequence[int], ev: Evaluator, limit: int = 0) -> int:
+    """Take the steps of the pending discard decision (``legal``: the first step's ids) as
+    :func:`policy_on_game` would, one step at a time, at most ``limit`` of them (0: all);
+    return the number taken. The chosen cards stay in hand until the last step, so one
+    loss table serves every step."""
+    p = game.to_move
+    assert p is not None
+    lo = ev.loss(suit_counts(game.hands[p]))
+    steps = game.discard_steps_left
+    if limit:
+        steps = min(steps, limit)
+    for i in range(steps):
+        if i:
+            legal = game.legal_ids()
+        best = legal[0]
+        for a in legal:
+            if lo[a - DISCARD_BASE] < lo[best - DISCARD_BASE]:
+                best = a
+        game.apply_id(best, check=False)
+    return steps
 
 
 class HeuristicBot(Bot):

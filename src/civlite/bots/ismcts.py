@@ -14,7 +14,7 @@ Search* (SO-ISMCTS), for several players:
   shuffles) happens inside the engine and is not branched on;
 * below the tree, a rollout plays the ``heuristic`` policy (or uniform random) on
   the imagined game itself (no View is built: it is the bot's own world), for at
-  most ``depth`` decisions (``0``: to the end), then scores each seat: 1 for a
+  most ``depth`` decisions (default 8; ``0``: to the end), then scores each seat: 1 for a
   winner, else a soft estimate of each seat's chance from CT and hand value;
 * the move is the most visited root child.
 
@@ -37,7 +37,14 @@ from typing import Any
 
 from ..engine import DISCARD_BASE, Game, View, sample_world
 from . import Bot, register
-from .heuristic import Evaluator, evaluator, policy_on_game, situation_from_view, suit_counts
+from .heuristic import (
+    Evaluator,
+    discard_on_game,
+    evaluator,
+    policy_on_game,
+    situation_from_view,
+    suit_counts,
+)
 
 
 class Node:
@@ -63,7 +70,7 @@ class ISMCTSBot(Bot):
         iterations: int | None = None,
         seconds: float | None = None,
         rollout: str = "heuristic",
-        depth: int = 12,
+        depth: int = 8,
         c: float = 0.7,
         discards: str = "heuristic",
         temperature: float = 2.5,
@@ -182,7 +189,7 @@ class ISMCTSBot(Bot):
                 world.apply_id(legal[0], check=False)
                 continue
             if self.discards == "heuristic" and legal[0] >= DISCARD_BASE:
-                world.apply_id(policy_on_game(world, legal, ev), check=False)
+                steps += discard_on_game(world, legal, ev) - 1
                 continue
             children = node.children
             bias = self.bias
@@ -239,6 +246,9 @@ class ISMCTSBot(Bot):
             if len(legal) == 1:
                 a = legal[0]
             elif heuristic:
+                if legal[0] >= DISCARD_BASE:
+                    steps += discard_on_game(world, legal, ev, depth - steps if depth else 0)
+                    continue
                 a = policy_on_game(world, legal, ev)
             else:
                 a = legal[int(rng.random() * len(legal))]

@@ -369,6 +369,14 @@ class Game:
         """``pending.count`` without building the :class:`Decision` (0 once the game is over)."""
         return 0 if self.over else self._dcount
 
+    @property
+    def discard_steps_left(self) -> int:
+        """Compact discard steps (ids from ``DISCARD_BASE``) still to take in the pending
+        discard decision; 0 when the pending decision is not a discard."""
+        if self.over or self._dkind in (_DECIDE_ACTION, _DECIDE_MELD, _DECIDE_VISION, _DECIDE_FOUNDATIONS):
+            return 0
+        return self._dcount - len(self._selected)
+
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The whole truth about a hand (not for bots or clients: use :meth:`view`)."""
         return tuple([CARDS[c] for c in sorted(self.hands[seat])])  # ids sort in C
