@@ -291,3 +291,24 @@ def test_discard_on_game_takes_the_policys_steps() -> None:
             ids = g.legal_ids()
             g.apply_id(ids[int(rng.random() * len(ids))])
     assert checked >= 10
+
+
+def test_ismcts_search_leaves_no_cycles_and_restores_the_collector() -> None:
+    """The search pauses the cyclic collector; that is only sound if it makes no cycles."""
+    import gc
+
+    g = advance(Game(players=4, seed=9), 60, 9)
+    assert not g.over and g.to_move is not None
+    gc.collect()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        bot = make_bot("ismcts:iterations=300", seed=2)
+        assert isinstance(bot, ISMCTSBot)
+        bot.search(g.view(g.to_move), g.legal_ids())
+        assert not gc.isenabled()  # left as it was found
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    bot.search(g.view(g.to_move), g.legal_ids())
+    assert gc.isenabled()

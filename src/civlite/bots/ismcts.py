@@ -30,6 +30,7 @@ most visited root child; the move is the same, found sooner).
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 from collections.abc import Sequence
@@ -128,16 +129,25 @@ class ISMCTSBot(Bot):
         deadline = start + self.seconds if self.seconds is not None else None
         limit = self.iterations
         done = 0
-        while True:
-            if limit is not None and done >= limit:
-                break
-            if deadline is not None and done and time.perf_counter() >= deadline:
-                break
-            world = sample_world(view, rng)
-            self._iterate(root, world, ev)
-            done += 1
-            if self.early_stop and not done % 64 and self._settled(root, done, limit, start, deadline):
-                break
+        # The search makes no reference cycles (the tree only points down, worlds are dropped
+        # whole), so the cyclic collector would only re-scan the evaluator's caches and the
+        # tree: it is paused for the search (reference counting still frees everything).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            while True:
+                if limit is not None and done >= limit:
+                    break
+                if deadline is not None and done and time.perf_counter() >= deadline:
+                    break
+                world = sample_world(view, rng)
+                self._iterate(root, world, ev)
+                done += 1
+                if self.early_stop and not done % 64 and self._settled(root, done, limit, start, deadline):
+                    break
+        finally:
+            if collecting:
+                gc.enable()
         self.last_iterations = done
         best, best_key = legal[0], (-1, -1.0)
         for aid in legal:  # most visits, then best mean; remaining ties go to the lowest id
