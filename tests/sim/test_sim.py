@@ -139,6 +139,15 @@ def test_resume_from_the_command_line(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "seed" in bad.stderr
 
 
+def test_search_bots_get_games_one_at_a_time() -> None:
+    from civlite.sim.simulator import _chunk_size
+
+    fast = SimConfig(bots=("heuristic", "random"), players=2, games=1000)
+    slow = SimConfig(bots=("ismcts:seconds=0.5", "heuristic"), players=2, games=1000)
+    assert not fast.slow and slow.slow
+    assert _chunk_size(1000, 2, fast.slow) == 25 and _chunk_size(1000, 2, slow.slow) == 1
+
+
 def test_report_files_with_real_numbers(run_dir: Path, tmp_path: Path) -> None:
     a = build_report(run_dir, tmp_path)
     for f in (*PNGS, "report.html", "report.json"):

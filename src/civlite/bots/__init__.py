@@ -23,6 +23,9 @@ class Bot:
     """Base class. Subclasses implement :meth:`act`."""
 
     name = "bot"
+    #: True for bots that think for a noticeable time per decision (search bots): a simulator
+    #: then hands out games one at a time, so progress and crash-safe output are per game
+    slow = False
 
     def __init__(self, seed: int | None = None, **options: Any) -> None:
         if options:

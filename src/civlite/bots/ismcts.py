@@ -64,6 +64,7 @@ class ISMCTSBot(Bot):
     """SO-ISMCTS over the compact action space, sampling worlds from the seat's view."""
 
     name = "ismcts"
+    slow = True
 
     def __init__(
         self,

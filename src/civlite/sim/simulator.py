@@ -59,6 +59,11 @@ class SimConfig:
             make_bot(spec, seed=0)  # raises ValueError naming a bad spec
 
     @property
+    def slow(self) -> bool:
+        """Whether a bot of the line-up searches (seconds per game, not milliseconds)."""
+        return any(make_bot(spec, seed=0).slow for spec in set(self.bots))
+
+    @property
     def lineup(self) -> tuple[str, ...]:
         return self.bots + (self.bots[-1],) * (self.players - len(self.bots))
 
@@ -144,9 +149,9 @@ def _chunks(indices: Sequence[int], size: int) -> list[list[int]]:
     return [list(indices[a:a + size]) for a in range(0, len(indices), size)]
 
 
-def _chunk_size(games: int, workers: int) -> int:
-    if workers <= 1:
-        return 1  # in-process: nothing to ship, and Ctrl-C keeps every finished game
+def _chunk_size(games: int, workers: int, slow: bool = False) -> int:
+    if workers <= 1 or slow:
+        return 1  # in-process, or seconds per game: each finished game is kept (and on disk) at once
     return max(1, min(25, games // (workers * 8)))
 
 
@@ -161,7 +166,7 @@ def _pool_chunk(args: tuple[dict[str, Any], list[int]]) -> list[dict[str, Any]]:
 def run_local(cfg: SimConfig, workers: int, indices: Sequence[int] | None = None) -> Iterator[list[dict[str, Any]]]:
     """Finished chunks of game lines (all games, or ``indices``), in completion order (multiprocessing)."""
     todo = list(range(cfg.games)) if indices is None else list(indices)
-    chunks = _chunks(todo, _chunk_size(len(todo), workers))
+    chunks = _chunks(todo, _chunk_size(len(todo), workers, cfg.slow))
     cj = cfg.to_json()
     if workers <= 1:
         for ch in chunks:
@@ -200,7 +205,7 @@ def run_ray(cfg: SimConfig, workers: int, address: str | None = None,
     try:
         remote = ray.remote(play_chunk)
         cj = cfg.to_json()
-        pending = [remote.remote(cj, ch) for ch in _chunks(todo, _chunk_size(len(todo), workers or 2))]
+        pending = [remote.remote(cj, ch) for ch in _chunks(todo, _chunk_size(len(todo), workers or 2, cfg.slow))]
         try:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
