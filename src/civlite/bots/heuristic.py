@@ -311,9 +311,6 @@ class Evaluator:
         memo = self._weights.get(key)
         if memo is not None:
             return memo
-        if len(self._weights) > 100_000:
-            self._weights.clear()
-        self._weights[key] = w
         danger = [cts[p] + 0.3 * sizes[p] for p in range(n)]
         top = max(danger[p] for p in range(n) if p != me)
         base = 1.0 / (n - 1)
@@ -324,6 +321,9 @@ class Evaluator:
             if cts[p] >= self.victory - self.rules.meld_ct - 2:
                 x *= 1.5
             w[p] = min(1.2, x)
+        if len(self._weights) > 100_000:
+            self._weights.clear()
+        self._weights[key] = w  # shared: callers only read it
         return w
 
     # -- choosing ---------------------------------------------------------------
