@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -137,6 +141,34 @@ def test_resume_from_the_command_line(tmp_path: Path) -> None:
     assert json.loads(r.stdout)["games"] == 6
     bad = CliRunner().invoke(app, [*args[:6], "9", *args[7:], "--resume"])
     assert bad.exit_code == 2 and "seed" in bad.stderr
+
+
+def _sim_process(out: Path, games: int) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "civlite", "sim", "--bots", "heuristic,random", "--games",
+                             str(games), "--seed", "3", "--workers", "2", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_pool_run_ends_quietly(tmp_path: Path) -> None:
+    proc = _sim_process(tmp_path, 40)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "40 games in" in err
+    assert load_run(tmp_path)[0]["games"] == 40
+
+
+def test_sigterm_keeps_finished_games(tmp_path: Path) -> None:
+    proc = _sim_process(tmp_path, 100_000)
+    part = tmp_path / "games.partial.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not part.exists() or len(part.read_text().splitlines()) < 50):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted: finished games kept" in err
+    summary, lines = load_run(tmp_path)
+    assert summary["games"] == len(lines) >= 50 and not part.exists()
 
 
 def test_search_bots_get_games_one_at_a_time() -> None:

@@ -157,6 +157,7 @@ def _chunk_size(games: int, workers: int, slow: bool = False) -> int:
 
 def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler: terminate() ends a worker quietly
 
 
 def _pool_chunk(args: tuple[dict[str, Any], list[int]]) -> list[dict[str, Any]]:
