@@ -566,12 +566,7 @@ def policy_on_game(game: Game, legal: Sequence[int], ev: Evaluator | None = None
     assert p is not None
     ev = ev or evaluator(game.rules, game.n)
     if legal[0] >= DISCARD_BASE:  # mid-discard: the selected cards are still in hand
-        lo = ev.loss(suit_counts(game.hands[p]))
-        best = legal[0]
-        for a in legal:
-            if lo[a - DISCARD_BASE] < lo[best - DISCARD_BASE]:
-                best = a
-        return best
+        return _least_loss(legal, ev.loss(suit_counts(game.hands[p])))
     kind = game.pending_kind
     assert kind is not None
     return ev.choose(situation_from_game(game, p, kind), legal)
@@ -589,14 +584,17 @@ def discard_on_game(game: Game, legal: Sequence[int], ev: Evaluator, limit: int 
     if limit:
         steps = min(steps, limit)
     for i in range(steps):
-        if i:
-            legal = game.legal_ids()
-        best = legal[0]
-        for a in legal:
-            if lo[a - DISCARD_BASE] < lo[best - DISCARD_BASE]:
-                best = a
-        game.apply_id(best, check=False)
+        game.apply_id(_least_loss(game.legal_ids() if i else legal, lo), check=False)
     return steps
+
+
+def _least_loss(legal: Sequence[int], lo: Sequence[float]) -> int:
+    """The discard step (first of equals) that loses the least hand value."""
+    best = legal[0]
+    for a in legal:
+        if lo[a - DISCARD_BASE] < lo[best - DISCARD_BASE]:
+            best = a
+    return best
 
 
 class HeuristicBot(Bot):

@@ -373,9 +373,7 @@ class Game:
     def discard_steps_left(self) -> int:
         """Compact discard steps (ids from ``DISCARD_BASE``) still to take in the pending
         discard decision; 0 when the pending decision is not a discard."""
-        if self.over or self._dkind in (_DECIDE_ACTION, _DECIDE_MELD, _DECIDE_VISION, _DECIDE_FOUNDATIONS):
-            return 0
-        return self._dcount - len(self._selected)
+        return self._dcount - len(self._selected) if self.is_discard_decision else 0
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The whole truth about a hand (not for bots or clients: use :meth:`view`)."""
@@ -1261,6 +1259,8 @@ def _shuffle(rng: random.Random, pile: list[int]) -> None:
         while j >= n:
             j = getrandbits(k)
         pile[i], pile[j] = pile[j], pile[i]
+
+
 #: builds an Event from all its fields in order (kind, rule, player, target, ability,
 #: cards, count, amount, secret, seen_by, seats) without the keyword-argument
 #: ``__new__``: events are made on every step, and this is three times faster

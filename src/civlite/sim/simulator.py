@@ -17,6 +17,7 @@ Output directory:
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import random
@@ -25,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..bots import make_bot, play_step
 from ..engine import Game, RuleSet
@@ -164,10 +165,15 @@ def _pool_chunk(args: tuple[dict[str, Any], list[int]]) -> list[dict[str, Any]]:
     return play_chunk(*args)
 
 
+def _plan(cfg: SimConfig, workers: int, indices: Sequence[int] | None) -> list[list[int]]:
+    """The chunks of game indices (all games, or ``indices``) to hand out to ``workers``."""
+    todo = list(range(cfg.games)) if indices is None else list(indices)
+    return _chunks(todo, _chunk_size(len(todo), workers, cfg.slow))
+
+
 def run_local(cfg: SimConfig, workers: int, indices: Sequence[int] | None = None) -> Iterator[list[dict[str, Any]]]:
     """Finished chunks of game lines (all games, or ``indices``), in completion order (multiprocessing)."""
-    todo = list(range(cfg.games)) if indices is None else list(indices)
-    chunks = _chunks(todo, _chunk_size(len(todo), workers, cfg.slow))
+    chunks = _plan(cfg, workers, indices)
     cj = cfg.to_json()
     if workers <= 1:
         for ch in chunks:
@@ -188,7 +194,7 @@ def run_local(cfg: SimConfig, workers: int, indices: Sequence[int] | None = None
 def run_ray(cfg: SimConfig, workers: int, address: str | None = None,
             indices: Sequence[int] | None = None) -> Iterator[list[dict[str, Any]]]:
     """The same chunks on a Ray cluster (``ray.init()`` local unless ``address``)."""
-    todo = list(range(cfg.games)) if indices is None else list(indices)
+    chunks = _plan(cfg, workers or 2, indices)
     try:
         import ray
     except ImportError:
@@ -206,7 +212,7 @@ def run_ray(cfg: SimConfig, workers: int, address: str | None = None,
     try:
         remote = ray.remote(play_chunk)
         cj = cfg.to_json()
-        pending = [remote.remote(cj, ch) for ch in _chunks(todo, _chunk_size(len(todo), workers or 2, cfg.slow))]
+        pending = [remote.remote(cj, ch) for ch in chunks]
         try:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
@@ -383,9 +389,7 @@ def _finished_games(d: Path, cfg: SimConfig) -> list[dict[str, Any]]:
         p = d / name
         if not p.exists():
             continue
-        import gzip
-
-        with (gzip.open(p, "rt", encoding="utf-8") if name.endswith(".gz") else p.open(encoding="utf-8")) as f:
+        with _open_text(p) as f:
             for raw in f:
                 raw = raw.strip()
                 if not raw:
@@ -463,9 +467,7 @@ def load_run(path: str | Path, light: bool = False) -> tuple[dict[str, Any], lis
     gp = d / "games.jsonl"
     gz = d / "games.jsonl.gz"
     if gp.exists() or gz.exists():
-        import gzip
-
-        with (gp.open(encoding="utf-8") if gp.exists() else gzip.open(gz, "rt", encoding="utf-8")) as f:
+        with _open_text(gp if gp.exists() else gz) as f:
             for x in f:
                 if not x.strip():
                     continue
@@ -474,3 +476,8 @@ def load_run(path: str | Path, light: bool = False) -> tuple[dict[str, Any], lis
                     line = {"index": line.get("index"), "bots": line["bots"], "stats": line["stats"]}
                 lines.append(line)
     return summary, lines
+
+
+def _open_text(p: Path) -> IO[str]:
+    """A run's JSON-lines file for reading, gzipped (``.gz``) or not."""
+    return gzip.open(p, "rt", encoding="utf-8") if p.suffix == ".gz" else p.open(encoding="utf-8")
