@@ -117,9 +117,7 @@ class Evaluator:
         self._mv: dict[tuple[int, ...], list[float]] = {}
         self._loss: dict[tuple[int, ...], list[float]] = {}
         self._fall: dict[tuple[int, ...], float] = {}
-        self._plan: dict[tuple[tuple[int, ...], int, int], list[int]] = {}
         self._weights: dict[tuple[int, ...], list[float]] = {}
-        self._expect: dict[tuple[int, ...], float] = {}
         # compact ability id -> (suit, seat offset of the target, cards paid, effects as (op, amount))
         self._ids: dict[int, tuple[int, int, int, tuple[tuple[str, int], ...]]] = {}
         for aid in range(BASIC_BASE, TAKE_BASE):
@@ -244,16 +242,6 @@ class Evaluator:
 
     def discard_plan(self, counts: Sequence[int], k: int, low: int = 0) -> list[int]:
         """The suits of the ``k`` cards to discard (non-decreasing), least needed first."""
-        key = (tuple(counts), k, low)
-        plan = self._plan.get(key)
-        if plan is None:
-            plan = self._discard_plan(key[0], k, low)
-            if len(self._plan) > 100_000:
-                self._plan.clear()
-            self._plan[key] = plan
-        return plan
-
-    def _discard_plan(self, counts: Sequence[int], k: int, low: int) -> list[int]:
         c = list(counts)
         chosen: list[int] = []
         for _ in range(k):
@@ -288,16 +276,9 @@ class Evaluator:
 
     def expected_card(self, counts: Sequence[int], unseen: Sequence[int]) -> float:
         """Expected hand-value gain of one card drawn from the unseen ones."""
-        key = (*counts, *unseen)
-        v = self._expect.get(key)
-        if v is None:
-            mv = self.marginal(counts)
-            tot = sum(unseen)
-            v = CARD_VALUE if tot <= 0 else sum(mv[s] * unseen[s] for s in range(8) if unseen[s]) / tot
-            if len(self._expect) > 100_000:
-                self._expect.clear()
-            self._expect[key] = v
-        return v
+        mv = self.marginal(counts)
+        tot = sum(unseen)
+        return CARD_VALUE if tot <= 0 else sum(mv[s] * unseen[s] for s in range(8) if unseen[s]) / tot
 
     # -- danger of opponents ----------------------------------------------------
     def weights(self, me: int, cts: Sequence[int], sizes: Sequence[int]) -> list[float]:
@@ -374,58 +355,60 @@ class Evaluator:
         e_card = self.expected_card(counts, s.unseen)
         best, best_v = PASS_ID, 0.0
         c = list(counts)
+        held = sum(counts)
         ids = self._ids
         seat, n = s.seat, self.n
         value = self._ability_value
+        group = -1
+        after: tuple[int, ...] = ()
+        bases = [-1.0, -1.0]
         for aid in legal:
             meta = ids.get(aid)
             if meta is None:  # pass (or an ability this rule set lacks)
                 continue
             suit, off, paid, effects = meta
+            if aid - off != group:  # the targets of one ability (consecutive ids) leave the same hand
+                group = aid - off
+                c[suit] -= paid
+                after = tuple(c)
+                c[suit] += paid
+                bases = [-1.0, -1.0]  # its value, and its value at Fall: computed when first needed
             target = (seat + off) % n if off else -1
-            c[suit] -= paid
-            v = value(s, effects, c, suit, paid, target, w, e_card) - now
-            c[suit] += paid
+            v = value(s, effects, after, held - paid, bases, suit, paid, target, w, e_card) - now
             if v > best_v + 1e-9:
                 best, best_v = aid, v
         return best
 
-    def _ability_value(self, s: Situation, effects: Any, after: list[int], suit: int, paid: int,
-                       target: int, w: list[float], e_card: float) -> float:
-        """Value of the position after paying and resolving (before Fall), in CT."""
-        me = s.seat
-        ct = s.cts[me]
+    def _ability_value(self, s: Situation, effects: Any, after: tuple[int, ...], hand: int, bases: list[float],
+                       suit: int, paid: int, target: int, w: list[float], e_card: float) -> float:
+        """Value of the position after paying and resolving (before Fall), in CT.
+
+        ``after``: the suit counts left once paid (``hand`` cards); ``bases``: the hand
+        value of ``after`` and its value at Fall, or -1.0 where not known yet (filled in
+        here, so the targets of one ability look them up once)."""
+        ct = s.cts[s.seat]
+        victory = self.victory
         gain = 0.0
         cards_in = 0.0  # expected hand-value gain from cards coming in
         n_in = 0
         denial = 0.0
-        hand = sum(after)
         for op, a in effects:
-            if op == "gain_ct":
-                gain += a
-                if ct + gain >= self.victory:
-                    return WIN_VALUE
-            elif op == "draw":
-                n_in += a
-                cards_in += a * e_card
-            elif op == "discard":
-                k = (hand + n_in) if a == ALL else a
-                cards_in -= k * 0.3 * max(0.0, e_card)
-                n_in -= k
-            elif op == "steal_cards":
+            # (most frequent first: the branches exclude each other)
+            if op == "steal_cards":
                 th = s.sizes[target]
                 k = min(a, th)
                 n_in += k
                 cards_in += k * e_card
                 denial += w[target] * k * CARD_VALUE
-            elif op == "steal_ct":
-                k = min(a, s.cts[target])
-                gain += k
-                if ct + gain >= self.victory:
+            elif op == "look_at_hand":
+                denial += 0.03 * s.sizes[target] * (1 if target >= 0 else 0)
+            elif op == "gain_ct":
+                gain += a
+                if ct + gain >= victory:
                     return WIN_VALUE
-                denial += w[target] * k
-                if s.cts[target] >= self.victory - 6:
-                    denial += w[target] * k * 0.5
+            elif op == "draw":
+                n_in += a
+                cards_in += a * e_card
             elif op == "target_discards":
                 th = s.sizes[target]
                 k = th if a == ALL else min(a, th)
@@ -436,6 +419,10 @@ class Evaluator:
                 got = max(avail) if avail else 0.0
                 cards_in += a * got
                 n_in += a
+            elif op == "discard":
+                k = (hand + n_in) if a == ALL else a
+                cards_in -= k * 0.3 * max(0.0, e_card)
+                n_in -= k
             elif op == "search_discard":
                 mv = self.marginal(after)
                 pile = list(s.discard)
@@ -444,8 +431,14 @@ class Evaluator:
                 got = max(avail) if avail else 0.0
                 cards_in += a * got
                 n_in += a
-            elif op == "look_at_hand":
-                denial += 0.03 * s.sizes[target] * (1 if target >= 0 else 0)
+            elif op == "steal_ct":
+                k = min(a, s.cts[target])
+                gain += k
+                if ct + gain >= victory:
+                    return WIN_VALUE
+                denial += w[target] * k
+                if s.cts[target] >= victory - 6:
+                    denial += w[target] * k * 0.5
             elif op == "extra_turn":
                 gain += EXTRA_TURN_VALUE * 0.6
                 cards_in += 2 * e_card
@@ -455,8 +448,18 @@ class Evaluator:
             fit = max(0, limit - hand)
             frac = (fit + 0.35 * max(0, n_in - fit)) / max(1, n_in)
             cards_in *= frac
-        base = self.value_at_fall(after) if total > limit and hand > limit else self.hand_value(after)
-        near = 1.0 + max(0.0, (ct + gain) - (self.victory - 8)) * 0.1
+        if total > limit and hand > limit:
+            base = bases[1]
+            if base < 0.0:
+                base = bases[1] = self.value_at_fall(after)
+        else:
+            base = bases[0]
+            if base < 0.0:
+                base = bases[0] = self.hand_value(after)
+        if not gain:  # (0.0 * near adds nothing)
+            return base + cards_in + denial
+        near = (ct + gain) - (victory - 8)
+        near = 1.0 + near * 0.1 if near > 0.0 else 1.0
         return base + cards_in + gain * near + denial
 
 
