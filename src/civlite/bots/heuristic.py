@@ -349,6 +349,15 @@ class Evaluator:
         return best
 
     def _choose_action(self, s: Situation, legal: Sequence[int]) -> int:
+        """The legal ability (or pass) that leaves the best position, in CT.
+
+        Each ability is valued after paying and resolving (before Fall): the hand left,
+        CT gained (a win is worth everything), cards coming in at the expected value of
+        an unseen card (less when the hand limit will cut them at Fall), denial of the
+        target weighted by its danger; less the value of the hand now. The targets of
+        one ability (consecutive ids) share the value of the hand it leaves. One loop, no
+        call per ability: this runs at every decision of every ISMCTS rollout.
+        """
         counts = s.counts
         now = self.value_at_fall(counts)
         w = self.weights(s.seat, s.cts, s.sizes)
@@ -358,109 +367,103 @@ class Evaluator:
         held = sum(counts)
         ids = self._ids
         seat, n = s.seat, self.n
-        value = self._ability_value
+        sizes, cts = s.sizes, s.cts
+        ct = cts[seat]
+        victory, limit = self.victory, self.limit
         group = -1
         after: tuple[int, ...] = ()
-        bases = [-1.0, -1.0]
+        hv = vf = -1.0
         for aid in legal:
             meta = ids.get(aid)
             if meta is None:  # pass (or an ability this rule set lacks)
                 continue
             suit, off, paid, effects = meta
-            if aid - off != group:  # the targets of one ability (consecutive ids) leave the same hand
+            if aid - off != group:
                 group = aid - off
                 c[suit] -= paid
                 after = tuple(c)
                 c[suit] += paid
-                bases = [-1.0, -1.0]  # its value, and its value at Fall: computed when first needed
+                hv = vf = -1.0  # the hand value of ``after`` and its value at Fall, when first needed
             target = (seat + off) % n if off else -1
-            v = value(s, effects, after, held - paid, bases, suit, paid, target, w, e_card) - now
+            hand = held - paid
+            gain = 0.0
+            cards_in = 0.0  # expected hand-value gain from cards coming in
+            n_in = 0
+            denial = 0.0
+            for op, a in effects:
+                # (most frequent first: the branches exclude each other)
+                if op == "steal_cards":
+                    k = min(a, sizes[target])
+                    n_in += k
+                    cards_in += k * e_card
+                    denial += w[target] * k * CARD_VALUE
+                elif op == "look_at_hand":
+                    denial += 0.03 * sizes[target] * (1 if target >= 0 else 0)
+                elif op == "gain_ct":
+                    gain += a
+                    if ct + gain >= victory:
+                        break
+                elif op == "draw":
+                    n_in += a
+                    cards_in += a * e_card
+                elif op == "target_discards":
+                    th = sizes[target]
+                    k = th if a == ALL else min(a, th)
+                    denial += w[target] * k * CARD_VALUE * (1.0 if a == ALL else 0.6)
+                elif op == "search_deck":
+                    mv = self.marginal(after)
+                    avail = [mv[x] for x in range(8) if s.unseen[x] > 0]
+                    cards_in += a * (max(avail) if avail else 0.0)
+                    n_in += a
+                elif op == "discard":
+                    k = (hand + n_in) if a == ALL else a
+                    cards_in -= k * 0.3 * max(0.0, e_card)
+                    n_in -= k
+                elif op == "search_discard":
+                    mv = self.marginal(after)
+                    pile = list(s.discard)
+                    pile[suit] += paid
+                    avail = [mv[x] for x in range(8) if pile[x] > 0]
+                    cards_in += a * (max(avail) if avail else 0.0)
+                    n_in += a
+                elif op == "steal_ct":
+                    k = min(a, cts[target])
+                    gain += k
+                    if ct + gain >= victory:
+                        break
+                    denial += w[target] * k
+                    if cts[target] >= victory - 6:
+                        denial += w[target] * k * 0.5
+                elif op == "extra_turn":
+                    gain += EXTRA_TURN_VALUE * 0.6
+                    cards_in += 2 * e_card
+            else:  # not won
+                total = hand + n_in
+                if cards_in > 0 and total > limit:
+                    fit = max(0, limit - hand)
+                    frac = (fit + 0.35 * max(0, n_in - fit)) / max(1, n_in)
+                    cards_in *= frac
+                if total > limit and hand > limit:
+                    if vf < 0.0:
+                        vf = self.value_at_fall(after)
+                    base = vf
+                else:
+                    if hv < 0.0:
+                        hv = self.hand_value(after)
+                    base = hv
+                if gain:
+                    near = (ct + gain) - (victory - 8)
+                    near = 1.0 + near * 0.1 if near > 0.0 else 1.0
+                    v = base + cards_in + gain * near + denial - now
+                else:  # (0.0 * near adds nothing)
+                    v = base + cards_in + denial - now
+                if v > best_v + 1e-9:
+                    best, best_v = aid, v
+                continue
+            v = WIN_VALUE - now  # this ability wins the game
             if v > best_v + 1e-9:
                 best, best_v = aid, v
         return best
-
-    def _ability_value(self, s: Situation, effects: Any, after: tuple[int, ...], hand: int, bases: list[float],
-                       suit: int, paid: int, target: int, w: list[float], e_card: float) -> float:
-        """Value of the position after paying and resolving (before Fall), in CT.
-
-        ``after``: the suit counts left once paid (``hand`` cards); ``bases``: the hand
-        value of ``after`` and its value at Fall, or -1.0 where not known yet (filled in
-        here, so the targets of one ability look them up once)."""
-        ct = s.cts[s.seat]
-        victory = self.victory
-        gain = 0.0
-        cards_in = 0.0  # expected hand-value gain from cards coming in
-        n_in = 0
-        denial = 0.0
-        for op, a in effects:
-            # (most frequent first: the branches exclude each other)
-            if op == "steal_cards":
-                th = s.sizes[target]
-                k = min(a, th)
-                n_in += k
-                cards_in += k * e_card
-                denial += w[target] * k * CARD_VALUE
-            elif op == "look_at_hand":
-                denial += 0.03 * s.sizes[target] * (1 if target >= 0 else 0)
-            elif op == "gain_ct":
-                gain += a
-                if ct + gain >= victory:
-                    return WIN_VALUE
-            elif op == "draw":
-                n_in += a
-                cards_in += a * e_card
-            elif op == "target_discards":
-                th = s.sizes[target]
-                k = th if a == ALL else min(a, th)
-                denial += w[target] * k * CARD_VALUE * (1.0 if a == ALL else 0.6)
-            elif op == "search_deck":
-                mv = self.marginal(after)
-                avail = [mv[x] for x in range(8) if s.unseen[x] > 0]
-                got = max(avail) if avail else 0.0
-                cards_in += a * got
-                n_in += a
-            elif op == "discard":
-                k = (hand + n_in) if a == ALL else a
-                cards_in -= k * 0.3 * max(0.0, e_card)
-                n_in -= k
-            elif op == "search_discard":
-                mv = self.marginal(after)
-                pile = list(s.discard)
-                pile[suit] += paid
-                avail = [mv[x] for x in range(8) if pile[x] > 0]
-                got = max(avail) if avail else 0.0
-                cards_in += a * got
-                n_in += a
-            elif op == "steal_ct":
-                k = min(a, s.cts[target])
-                gain += k
-                if ct + gain >= victory:
-                    return WIN_VALUE
-                denial += w[target] * k
-                if s.cts[target] >= victory - 6:
-                    denial += w[target] * k * 0.5
-            elif op == "extra_turn":
-                gain += EXTRA_TURN_VALUE * 0.6
-                cards_in += 2 * e_card
-        total = hand + n_in
-        limit = self.limit
-        if cards_in > 0 and total > limit:
-            fit = max(0, limit - hand)
-            frac = (fit + 0.35 * max(0, n_in - fit)) / max(1, n_in)
-            cards_in *= frac
-        if total > limit and hand > limit:
-            base = bases[1]
-            if base < 0.0:
-                base = bases[1] = self.value_at_fall(after)
-        else:
-            base = bases[0]
-            if base < 0.0:
-                base = bases[0] = self.hand_value(after)
-        if not gain:  # (0.0 * near adds nothing)
-            return base + cards_in + denial
-        near = (ct + gain) - (victory - 8)
-        near = 1.0 + near * 0.1 if near > 0.0 else 1.0
-        return base + cards_in + gain * near + denial
 
 
 class Situation:
@@ -548,6 +551,11 @@ def suit_counts(cards: Sequence[int]) -> list[int]:
 
 
 _EVALUATORS: dict[tuple[RuleSet, int], Evaluator] = {}
+
+
+def clear_caches() -> None:
+    """Forget every memoised evaluator (and so its caches): the next search starts cold."""
+    _EVALUATORS.clear()
 
 
 def evaluator(rules: RuleSet, n: int) -> Evaluator:

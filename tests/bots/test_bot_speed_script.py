@@ -1,0 +1,41 @@
+"""Smoke test of benchmarks/bot_speed.py (tiny budgets: the numbers come from running it)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+from civlite.bots import heuristic
+from civlite.engine import RuleSet
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_clear_caches_starts_the_evaluators_cold() -> None:
+    rules = RuleSet.default()
+    ev = heuristic.evaluator(rules, 3)
+    assert heuristic.evaluator(rules, 3) is ev
+    ev.hand_value([1, 1, 1, 1, 1, 1, 1, 0])
+    heuristic.clear_caches()
+    fresh = heuristic.evaluator(rules, 3)
+    assert fresh is not ev and not fresh._hv
+
+
+def test_ismcts_rate_times_cold_then_warm() -> None:
+    mod = _load(ROOT / "benchmarks" / "bot_speed.py")
+    r = mod.ismcts_rate("ismcts:depth=4", 2, 20, 2)
+    assert r["positions"] == 2 and r["iterations"] == 40  # early stopping is off: the whole budget
+    assert r["iterations_per_s"] > 0 and r["cold_iterations_per_s"] > 0
+    # the warm-up positions are other games than the measured ones
+    warm = mod.midgame_positions(2, 2, 10, seed=10_000)
+    measured = mod.midgame_positions(2, 2, 10)
+    assert [g.hands for g in warm] != [g.hands for g in measured]
