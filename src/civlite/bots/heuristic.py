@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 from ..engine import (
@@ -83,6 +84,14 @@ def _static_effect_value(op: str, amount: int, n: int) -> float:
     if op == "extra_turn":
         return EXTRA_TURN_VALUE
     return 0.0
+
+
+def _make_room(memo: dict[Any, Any], cap: int) -> None:
+    """Keep a memo under ``cap`` entries by forgetting its older half (dicts keep insertion
+    order), so a long run keeps the values it is using instead of starting cold again."""
+    if len(memo) >= cap:
+        for key in list(islice(memo, cap // 2)):
+            del memo[key]
 
 
 class Evaluator:
@@ -164,8 +173,7 @@ class Evaluator:
         v = self._hv.get(key)
         if v is None:
             v = self._hand_value(key)
-            if len(self._hv) > 200_000:
-                self._hv.clear()
+            _make_room(self._hv, 200_000)
             self._hv[key] = v
         return v
 
@@ -214,8 +222,7 @@ class Evaluator:
                 c[s] += 1
                 mv.append(self.hand_value(c) - base)
                 c[s] -= 1
-            if len(self._mv) > 100_000:
-                self._mv.clear()
+            _make_room(self._mv, 100_000)
             self._mv[key] = mv
         return mv
 
@@ -235,8 +242,7 @@ class Evaluator:
                 c[s] += 1
             else:
                 out.append(math.inf)
-        if len(self._loss) > 100_000:
-            self._loss.clear()
+        _make_room(self._loss, 100_000)
         self._loss[key] = out
         return out
 
@@ -269,8 +275,7 @@ class Evaluator:
             for s in self.discard_plan(c, total - self.limit):
                 c[s] -= 1
             v = self.hand_value(c)
-            if len(self._fall) > 100_000:
-                self._fall.clear()
+            _make_room(self._fall, 100_000)
             self._fall[key] = v
         return v
 
@@ -302,8 +307,7 @@ class Evaluator:
             if cts[p] >= self.victory - self.rules.meld_ct - 2:
                 x *= 1.5
             w[p] = min(1.2, x)
-        if len(self._weights) > 100_000:
-            self._weights.clear()
+        _make_room(self._weights, 100_000)
         self._weights[key] = w  # shared: callers only read it
         return w
 

@@ -1,4 +1,5 @@
-"""Smoke test of benchmarks/bot_speed.py (tiny budgets: the numbers come from running it)."""
+"""The heuristic's caches, and a smoke test of benchmarks/bot_speed.py (tiny budgets:
+the numbers come from running it)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,12 @@ def test_ismcts_rate_times_cold_then_warm() -> None:
     warm = mod.midgame_positions(2, 2, 10, seed=10_000)
     measured = mod.midgame_positions(2, 2, 10)
     assert [g.hands for g in warm] != [g.hands for g in measured]
+
+
+def test_a_full_memo_forgets_its_older_half() -> None:
+    memo = {i: str(i) for i in range(10)}
+    heuristic._make_room(memo, 10)
+    assert list(memo) == [5, 6, 7, 8, 9]  # the newest entries stay
+    short = {i: str(i) for i in range(9)}
+    heuristic._make_room(short, 10)
+    assert len(short) == 9  # room left: nothing forgotten
