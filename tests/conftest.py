@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -18,6 +20,15 @@ def civlite_command() -> list[str]:
         return [str(exe)]
     found = shutil.which("civlite")
     return [found] if found else [sys.executable, "-m", "civlite"]
+
+
+def load_script(path: Path) -> ModuleType:
+    """Import a script (an example or a benchmark) that is not part of the package."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 @pytest.fixture(scope="session")

@@ -3,22 +3,9 @@ the numbers come from running it)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 from civlite.bots import heuristic
 from civlite.engine import RuleSet
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from conftest import ROOT, load_script
 
 
 def test_clear_caches_starts_the_evaluators_cold() -> None:
@@ -32,7 +19,7 @@ def test_clear_caches_starts_the_evaluators_cold() -> None:
 
 
 def test_ismcts_rate_times_cold_then_warm() -> None:
-    mod = _load(ROOT / "benchmarks" / "bot_speed.py")
+    mod = load_script(ROOT / "benchmarks" / "bot_speed.py")
     r = mod.ismcts_rate("ismcts:depth=4", 2, 20, 2)
     assert r["positions"] == 2 and r["iterations"] == 40  # early stopping is off: the whole budget
     assert r["iterations_per_s"] > 0 and r["cold_iterations_per_s"] > 0
