@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -57,7 +58,7 @@ def demo(
     bots: Annotated[str, typer.Option(help="comma-separated bot specs, one per seat or one for all")] = "random",
 ) -> None:
     """Play one seeded game between bots and print it turn by turn, citing the rules."""
-    from .engine import Game
+    from .engine import Event, Game
 
     rs = load_rules(rules)
     try:
@@ -67,17 +68,21 @@ def demo(
     policies = _policies(bots, players, seed)
     out = Console()
     out.rule(f"Civ Lite: {players} players, seed {seed}, rules {rs.name!r}")
-    while not game.is_over:
-        p = game.to_move
-        assert p is not None
-        action = policies[p](game, p)
-        for ev in game.apply(action):
+
+    def show(events: Sequence[Event]) -> None:
+        for ev in events:
             style = "bold yellow" if ev.kind in ("turn", "win", "draw_game") else ""
             if ev.kind == "turn":
                 cts = "  ".join(f"s{i}:{c}" for i, c in enumerate(game.ct))
                 out.rule(f"turn {ev.amount} · seat {ev.player} · CT {cts}", style="dim")
             else:
                 out.print(ev.describe(), style=style, highlight=False)
+
+    show(game.opening_events)  # the first turn and its Rise happen in Game(...)
+    while not game.is_over:
+        p = game.to_move
+        assert p is not None
+        show(game.apply(policies[p](game, p)))
     if game.winner is not None:
         out.print(f"[bold green]seat {game.winner} wins with {game.ct[game.winner]} CT after {game.turn} turns[/]")
     else:

@@ -51,6 +51,22 @@ def test_r2_1_deal(n: int) -> None:
     assert len(g.deck) == 112 - 5 * n - 2 and g.ct == [0] * n
 
 
+def test_r2_set_up_events_open_the_log() -> None:
+    g = Game(players=3, seed=5, first=2)
+    turn, draw = g.opening_events
+    assert (turn.kind, turn.rule, turn.player, turn.amount) == ("turn", "R4", 2, 1)
+    assert (draw.kind, draw.rule, draw.player, draw.count) == ("draw", "R4.1", 2, 2)
+    assert set(draw.secret) <= set(g.hands[2]) and draw.seen_by == (2,)
+    assert draw.for_seat(0).secret == () and draw.for_seat(2).secret == draw.secret  # R4.1: only the drawer
+    assert g.clone().opening_events == g.opening_events
+    first, *rest = g.record().replay_events()
+    assert first == (None, list(g.opening_events)) and len(rest) == 0
+    # a position that starts at its Rise opens with it; one that starts later has no set-up events
+    assert [e.kind for e in pos([["Greeks"], ["Romans"]], deck=["Goths", "Huns"], phase="rise").opening_events] == [
+        "turn", "draw"]
+    assert pos([["Greeks"], ["Romans"]]).opening_events == ()
+
+
 def test_r2_1_player_count_checked() -> None:
     with pytest.raises(ValueError, match="2 to 8"):
         Game(players=9)

@@ -183,3 +183,25 @@ def test_a_second_hello_on_the_same_table_keeps_it_live(tmp_path: Path) -> None:
 
     asyncio.run(run())
     store.close()
+
+
+def test_the_welcome_log_opens_with_the_first_turn_redacted_per_seat(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'o.db'}")
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any]]:
+        m = Manager(store, bot_delay=0)
+        await m.start()
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], seed=4))
+        first, second = RecordingConn(store), RecordingConn(store)
+        await m.handle(first, hello(info.id, tokens[0]))
+        await m.handle(second, hello(info.id, tokens[1]))
+        await m.stop()
+        return first.frames[0], second.frames[0]
+
+    mine, theirs = asyncio.run(run())
+    store.close()
+    assert mine["type"] == theirs["type"] == "welcome"
+    turn, draw = mine["log"][:2]
+    assert turn["kind"] == "turn" and turn["rule"] == "R4" and turn["seq"] == 0 and turn["player"] == 0
+    assert draw["kind"] == "draw" and draw["rule"] == "R4.1" and len(draw["secret"]) == 2  # seat 0 drew them
+    assert [e["kind"] for e in theirs["log"][:2]] == ["turn", "draw"] and not theirs["log"][1].get("secret")

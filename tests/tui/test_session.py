@@ -127,6 +127,7 @@ def test_save_resume_and_replay(tmp_path: Path) -> None:
     assert again.game.state_json() == s.game.state_json()
     assert [sp.kind for sp in again.seats] == ["human", "heuristic"] and again.seats[0].name == "ann"
     assert again.events == s.events
+    assert [e.kind for e in s.events[:2]] == ["turn", "draw"]  # the log opens with the first turn and its Rise
     assert again.save_path == path
     r = Replay.load(path)
     assert r.last == len(s.game.actions)
@@ -134,6 +135,7 @@ def test_save_resume_and_replay(tmp_path: Path) -> None:
     assert r.step == r.last and r.game.state_json() == s.game.state_json()
     r.go(-3)
     assert r.step == 0 and r.action_text() == "the deal"
+    assert r.log_lines(0) == [e.describe(0) for e in s.events[:2]]  # the deal's step shows the first Rise
     r.go(1)
     assert r.action_text().startswith("seat 0: ")
 

@@ -103,6 +103,7 @@ class Game:
         "hands",
         "n",
         "names",
+        "opening_events",
         "over",
         "phase",
         "rng",
@@ -129,6 +130,9 @@ class Game:
     over: bool
     winner: int | None
     drawn: tuple[int, ...]
+    #: the events of the set-up (the first turn's start and its Rise, R4.1), which happen
+    #: inside ``Game(...)``: ``apply`` never returns them, so logs and replays show them first
+    opening_events: tuple[Event, ...]
     rng: random.Random
     seed: int
     universe: tuple[int, ...]
@@ -187,6 +191,7 @@ class Game:
             self._draw_quiet(p, rules.hand_size)
         self.active = self._first
         self._start_turn(count_turn=False)
+        self.opening_events = tuple(self._ev)
         self._ev = []
 
     def _setup(
@@ -211,6 +216,7 @@ class Game:
         self.over = False
         self.winner = None
         self.drawn = ()
+        self.opening_events = ()
         self._knower = [0] * len(CARDS)
         self._opts = _ability_options(rules, n)
         self._dkind = _DECIDE_ACTION
@@ -335,6 +341,7 @@ class Game:
             g._ask_action()
         else:
             g._ask_meld()
+        g.opening_events = tuple(g._ev)
         g._ev = []
         return g
 
@@ -1108,6 +1115,7 @@ class Game:
         g.over = self.over
         g.winner = self.winner
         g.drawn = self.drawn
+        g.opening_events = self.opening_events
         g.rng = rng
         g._rng_shared = False
         g.chance = self.chance

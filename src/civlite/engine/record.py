@@ -100,7 +100,7 @@ class GameRecord:
     def replay_events(self) -> list[tuple[Action | None, list[Any]]]:
         """Each action with the events it caused (the first entry: the set-up's)."""
         g = self.initial()
-        out: list[tuple[Action | None, list[Any]]] = []
+        out: list[tuple[Action | None, list[Any]]] = [(None, list(g.opening_events))]
         for a in self.actions:
             out.append((a, g.apply(a)))
         return out

@@ -312,6 +312,7 @@ class Manager:
                          first=info.first, actions=())
         game = rec.initial()
         t = Table(info=info, game=game)
+        t.log.extend((0, e) for e in game.opening_events)  # the first turn and its Rise (in Game(...))
         for a in acts:
             ev = game.apply(action_from_json(a.action))
             t.log.extend((a.seq, e) for e in ev)

@@ -251,14 +251,14 @@ class Session:
             save_path: Path | None = None) -> Session:
         names = [s.record_name(i) for i, s in enumerate(seats)]
         game = Game(players=names, seed=seed, rules=rules or RuleSet.default())
-        return cls(game, list(seats), save_path=save_path)
+        return cls(game, list(seats), events=list(game.opening_events), save_path=save_path)
 
     @classmethod
     def resume(cls, path: Path, seats: Sequence[SeatSpec] | None = None, save_path: Path | None = None) -> Session:
         """A saved game, played again from its record up to where it stopped."""
         record = GameRecord.load(path)
         game = record.initial()
-        events: list[Event] = []
+        events: list[Event] = list(game.opening_events)
         for a in record.actions:
             events.extend(game.apply(a))
         specs = list(seats) if seats else [SeatSpec.from_record_name(n) for n in record.players]
@@ -328,7 +328,7 @@ class Replay:
         record = GameRecord.load(path)
         g = record.initial()
         games = [g.clone()]
-        events: list[list[Event]] = [[]]
+        events: list[list[Event]] = [list(g.opening_events)]
         for a in record.actions:
             events.append(g.apply(a))
             games.append(g.clone())
