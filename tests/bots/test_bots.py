@@ -51,6 +51,14 @@ def test_bad_specs(spec: str) -> None:
         make_bot(spec)
 
 
+def test_an_unknown_option_is_named_with_the_bots_options() -> None:
+    with pytest.raises(ValueError, match=r"ismcts has no option 'bogus' \(its options: iterations, seconds, "
+                                         r"rollout, depth, .*early_stop\)"):
+        make_bot("ismcts:bogus=1")
+    with pytest.raises(ValueError, match="heuristic has no option 'x' \\(it takes no options\\)"):
+        make_bot("heuristic:x=1")
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_heuristic_finishes_games(players: int) -> None:
     for seed in range(3):

@@ -12,6 +12,7 @@ Bots are named by spec strings: ``random``, ``heuristic``, ``ismcts``,
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -54,10 +55,18 @@ class RandomBot(Bot):
 
 
 BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot}
+#: the options each bot's spec may set (``ismcts:iterations=2000``)
+OPTIONS: dict[str, tuple[str, ...]] = {"random": ()}
 
 
-def register(name: str, factory: Callable[..., Bot]) -> None:
+def register(name: str, factory: Callable[..., Bot], options: Sequence[str] | None = None) -> None:
+    """Make a bot available by name. ``options``: the names its spec may set (default: the
+    factory's keyword parameters other than ``seed``)."""
+    if options is None:
+        params = inspect.signature(factory).parameters.values()
+        options = [p.name for p in params if p.name != "seed" and p.kind is not p.VAR_KEYWORD]
     BOTS[name] = factory
+    OPTIONS[name] = tuple(options)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -85,6 +94,11 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     name, opts = parse_spec(spec)
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r}; the bots are: {', '.join(sorted(BOTS))}")
+    allowed = OPTIONS.get(name, ())
+    for key in opts:
+        if key not in allowed:
+            raise ValueError(f"bot spec {spec!r}: {name} has no option {key!r} "
+                             f"({'its options: ' + ', '.join(allowed) if allowed else 'it takes no options'})")
     try:
         return BOTS[name](seed=seed, **opts)
     except TypeError as e:

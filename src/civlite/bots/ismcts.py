@@ -31,6 +31,7 @@ most visited root child; the move is the same, found sooner).
 from __future__ import annotations
 
 import gc
+import inspect
 import math
 import time
 from collections.abc import Sequence
@@ -304,4 +305,4 @@ def _factory(seed: int | None = None, **options: Any) -> ISMCTSBot:
     return bot
 
 
-register("ismcts", _factory)
+register("ismcts", _factory, [p for p in inspect.signature(ISMCTSBot.__init__).parameters if p not in ("self", "seed")])
