@@ -205,3 +205,24 @@ def test_the_welcome_log_opens_with_the_first_turn_redacted_per_seat(tmp_path: P
     assert turn["kind"] == "turn" and turn["rule"] == "R4" and turn["seq"] == 0 and turn["player"] == 0
     assert draw["kind"] == "draw" and draw["rule"] == "R4.1" and len(draw["secret"]) == 2  # seat 0 drew them
     assert [e["kind"] for e in theirs["log"][:2]] == ["turn", "draw"] and not theirs["log"][1].get("secret")
+
+
+def test_seat_tokens_are_stored_only_as_digests(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'h.db'}")
+
+    async def run() -> tuple[list[str | None], Any]:
+        m = Manager(store, bot_delay=0)
+        await m.start()
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec(kind="bot"), SeatSpec()]))
+        c = RecordingConn(store)
+        await m.handle(c, hello(info.id, tokens[2]))
+        await m.stop()
+        return tokens, c.frames[0]
+
+    tokens, welcome = asyncio.run(run())
+    (info,) = store.list_tables()
+    store.close()
+    assert tokens[0] and tokens[1] is None and tokens[2]
+    assert welcome["type"] == "welcome" and welcome["seat"] == 2  # the token still finds its seat
+    assert "token" not in json.dumps(info.seats).replace("token_sha256", "")
+    assert all(t not in json.dumps(info.seats) for t in tokens if t)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from civlite.bots import decide, make_bot
@@ -18,12 +20,40 @@ def _table(store: Store, tid: str = "t1", seed: int = 5) -> None:
 
 def test_migrations_create_the_schema_and_are_idempotent(db_url: str) -> None:
     s = Store(db_url)
-    assert s.revision() == "0001"
+    assert s.revision() == "0002"
     s.migrate()  # again: nothing to do
     s.close()
     s2 = Store(db_url)  # a second process starting on the same database
-    assert s2.revision() == "0001"
+    assert s2.revision() == "0002"
     s2.close()
+
+
+def test_a_database_from_before_hashed_tokens_keeps_its_seats(db_url: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    from civlite.server.storage import __file__ as storage_file
+    from civlite.server.tables import Table, token_digest
+
+    old = Store(db_url, migrate=False)
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(storage_file).parent / "migrations"))
+    with old.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0001")  # the schema of the first release: tokens kept as they are
+    old.create_table(id="t0", name="old", rules=RuleSet.default().to_dict(), seed=1, clock=None,
+                     seats=[{"kind": "human", "bot": None, "name": "a", "token": "secret-a"},
+                            {"kind": "bot", "bot": "random", "name": "b"}])
+    old.close()
+    s = Store(db_url)  # a new release starting on it
+    assert s.revision() == "0002"
+    info = s.get_table("t0")
+    assert info is not None and "secret-a" not in str(info.seats)
+    assert info.seats[0]["token_sha256"] == token_digest("secret-a") and info.seats[1] == {
+        "kind": "bot", "bot": "random", "name": "b"}
+    t = Table(info=info, game=Game(players=2, seed=1))
+    assert t.seat_of("secret-a") == 0 and t.seat_of("secret-b") is None
+    s.close()
 
 
 def test_actions_are_stored_in_order_and_replay_the_game(db_url: str) -> None:

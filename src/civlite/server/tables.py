@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import hmac
 import json
 import logging
@@ -39,6 +40,12 @@ from .protocol import VERSION, ActionMsg, CreateTable, Hello, ProtocolError, err
 from .storage import Append, ConflictError, StorageError, Store, TableInfo
 
 log = logging.getLogger("civlite.server")
+
+
+def token_digest(token: str) -> str:
+    """What the database keeps of a seat token: its SHA-256 (a token is 18 random bytes, so
+    no salt is needed), so a copy of the database cannot be used to take a seat."""
+    return hashlib.sha256(token.encode()).hexdigest()
 
 #: rule sets offered by the lobby (any table may also change victory_ct)
 RULESETS: dict[str, RuleSet] = {
@@ -122,9 +129,10 @@ class Table:
         return self.info.id
 
     def seat_of(self, token: str) -> int | None:
+        digest = token_digest(token)
         for i, s in enumerate(self.info.seats):
-            t = s.get("token")
-            if t and hmac.compare_digest(str(t), token):
+            t = s.get("token_sha256")
+            if t and hmac.compare_digest(str(t), digest):
                 return i
         return None
 
@@ -275,7 +283,8 @@ class Manager:
             else:
                 humans += 1
                 tok = secrets.token_urlsafe(18)
-                seats.append({"kind": "human", "bot": None, "name": s.name or f"Player {humans}", "token": tok})
+                seats.append({"kind": "human", "bot": None, "name": s.name or f"Player {humans}",
+                              "token_sha256": token_digest(tok)})  # the token itself is stored nowhere
                 tokens.append(tok)
         seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
         info = await asyncio.to_thread(
