@@ -34,9 +34,11 @@ def free_port() -> int:
 class ServerProc:
     """``python -m civlite.server`` on 127.0.0.1 and a free port."""
 
-    def __init__(self, db_url: str, bot_delay: float = 0.0, port: int | None = None, log: Path | None = None) -> None:
+    def __init__(self, db_url: str, bot_delay: float = 0.0, port: int | None = None, log: Path | None = None,
+                 rate_limit: float | None = None) -> None:
         self.db_url = db_url
         self.bot_delay = bot_delay
+        self.rate_limit = rate_limit  # None: the server's default
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = log or Path(tempfile.mkstemp(prefix="civlite-server-", suffix=".log")[1])
@@ -54,7 +56,8 @@ class ServerProc:
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "civlite.server", "--host", "127.0.0.1", "--port", str(self.port),
-             "--db", self.db_url, "--bot-delay", str(self.bot_delay)],
+             "--db", self.db_url, "--bot-delay", str(self.bot_delay),
+             *(["--rate-limit", str(self.rate_limit)] if self.rate_limit is not None else [])],
             stdout=self._log, stderr=subprocess.STDOUT, env=env, cwd=str(ROOT))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -262,9 +265,11 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc]:
-    """One server per test module (SQLite); tests make their own tables."""
+    """One server per test module (SQLite); tests make their own tables. No rate limit: the
+    hostile-input test sends thousands of frames as fast as it can (``test_rate_limit_*``
+    checks the default limit on a server of its own)."""
     url = f"sqlite:///{tmp_path_factory.mktemp('live') / 'civlite.db'}"
-    s = ServerProc(url).start()
+    s = ServerProc(url, rate_limit=0).start()
     try:
         yield s
     finally:

@@ -226,3 +226,32 @@ def test_seat_tokens_are_stored_only_as_digests(tmp_path: Path) -> None:
     assert welcome["type"] == "welcome" and welcome["seat"] == 2  # the token still finds its seat
     assert "token" not in json.dumps(info.seats).replace("token_sha256", "")
     assert all(t not in json.dumps(info.seats) for t in tokens if t)
+
+
+def test_a_flood_is_dropped_unread_and_told_once_a_second(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    ping = json.dumps({"v": 1, "type": "ping"})
+
+    async def run() -> tuple[list[str], list[str], list[str], bool]:
+        m = Manager(store, bot_delay=0, rate_limit=5)  # bursts of 10
+        m.MAX_DROPPED = 50
+        await m.start()
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], seed=1))
+        c = RecordingConn(store)
+        for _ in range(30):
+            await m.handle(c, ping)
+        flood = [f["type"] for f in c.frames]
+        await asyncio.sleep(0.5)  # 2.5 messages' worth of allowance comes back
+        await m.handle(c, hello(info.id, tokens[0]))
+        later = [f["type"] for f in c.frames[len(flood):]]
+        for _ in range(60):  # past the limit for good: disconnected
+            await m.handle(c, ping)
+        codes = [f.get("code", "") for f in c.frames if f["type"] == "error"]
+        await m.stop()
+        return flood, later, codes, c.closed
+
+    flood, later, codes, closed = asyncio.run(run())
+    store.close()
+    assert flood == ["pong"] * 10 + ["error"]  # the burst, then one notice for the 20 dropped
+    assert later[0] == "welcome"  # a calmer client is served again
+    assert codes[0] == "rate_limited" and codes[-1] == "rate_limited" and closed

@@ -3,9 +3,11 @@ hostile input, kill -9 and restart, turn clock."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import time
+from typing import Any
 
 import httpx
 import pytest
@@ -282,3 +284,26 @@ def test_a_restarted_server_resumes_its_tables_without_clients(tmp_path_factory:
     finally:
         srv.stop()
         store.close()
+
+
+def test_rate_limit_by_default_drops_a_flood_but_keeps_the_player(tmp_path: Any) -> None:
+    srv = ServerProc(f"sqlite:///{tmp_path / 'rl.db'}").start()  # the default limit: 20 a second, bursts of 40
+    try:
+        t = srv.create([{"kind": "human"}, {"kind": "human"}])
+        c = Client(srv.ws_url)
+        assert c.hello(t["id"], token_of(t, 0))["type"] == "welcome"
+        for _ in range(200):
+            c.send({"v": 1, "type": "ping"})
+        got: list[dict[str, Any]] = []
+        with contextlib.suppress(TimeoutError):
+            while True:
+                got.append(c.recv(timeout=1.0))
+        kinds = [m["type"] for m in got if m["type"] != "presence"]
+        assert 35 <= kinds.count("pong") <= 60 and kinds.count("error") >= 1  # the burst, then a notice
+        assert {m["code"] for m in got if m["type"] == "error"} == {"rate_limited"}
+        time.sleep(1.0)
+        c.send({"v": 1, "type": "ping"})
+        assert c.until(lambda m: m["type"] in ("pong", "error"))["type"] == "pong"  # served again
+        c.close()
+    finally:
+        srv.stop()

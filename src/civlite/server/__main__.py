@@ -13,8 +13,9 @@ def main() -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--db", default=None)
     p.add_argument("--bot-delay", type=float, default=None)
+    p.add_argument("--rate-limit", type=float, default=None, help="messages a second per connection (0: off)")
     a = p.parse_args()
-    serve(a.host, a.port, a.db, a.bot_delay)
+    serve(a.host, a.port, a.db, a.bot_delay, rate_limit=a.rate_limit)
 
 
 if __name__ == "__main__":

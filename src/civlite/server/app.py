@@ -19,17 +19,23 @@ from .storage import Store, default_db_url
 from .tables import BOT_LEVELS, RULESETS, Conn, Manager, rules_json, summary
 
 WEB = Path(__file__).resolve().parent.parent / "web"
+#: messages a second one connection may send on average (twice that in a burst); a person
+#: playing sends a few a minute
+RATE_LIMIT = 20.0
 
 
-def create_app(db_url: str | None = None, bot_delay: float | None = None, listen: bool | None = None) -> FastAPI:
-    """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds)."""
+def create_app(db_url: str | None = None, bot_delay: float | None = None, listen: bool | None = None,
+               rate_limit: float | None = None) -> FastAPI:
+    """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds),
+    CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off)."""
     url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
     delay = bot_delay if bot_delay is not None else float(os.environ.get("CIVLITE_BOT_DELAY", "0.8"))
+    rate = rate_limit if rate_limit is not None else float(os.environ.get("CIVLITE_RATE_LIMIT", str(RATE_LIMIT)))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url)
-        manager = Manager(store, bot_delay=delay, listen=listen)
+        manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate)
         await manager.start()
         app.state.manager = manager
         try:

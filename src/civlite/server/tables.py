@@ -92,6 +92,24 @@ class Conn:
         self.table: Table | None = None
         self.seat: int | None = None
         self.closed = False
+        # the rate limit's token bucket (see Manager.handle)
+        self.allowance = -1.0  # messages that may come now (-1: a full bucket, set on the first message)
+        self.stamp = 0.0
+        self.noticed = -1e9  # when the client was last told it is being limited
+        self.dropped = 0  # messages dropped in a row
+
+    def allow(self, rate: float, now: float) -> bool:
+        """Token bucket: ``rate`` messages a second on average, bursts of ``2 * rate`` (at least 10)."""
+        burst = max(10.0, 2.0 * rate)
+        if self.allowance < 0:
+            self.allowance = burst
+        else:
+            self.allowance = min(burst, self.allowance + (now - self.stamp) * rate)
+        self.stamp = now
+        if self.allowance < 1.0:
+            return False
+        self.allowance -= 1.0
+        return True
 
     def send(self, msg: dict[str, Any]) -> None:
         self.send_text(json.dumps(msg, separators=(",", ":")))
@@ -210,10 +228,14 @@ class Committer:
 class Manager:
     """All tables of this server process."""
 
+    #: a connection that keeps sending this many messages past its limit is closed
+    MAX_DROPPED = 2000
+
     def __init__(self, store: Store, bot_delay: float = 0.8, listen: bool | None = None,
-                 clock_bot: str = "heuristic") -> None:
+                 clock_bot: str = "heuristic", rate_limit: float | None = None) -> None:
         self.store = store
         self.bot_delay = bot_delay
+        self.rate_limit = rate_limit if rate_limit else None  # messages a second per connection (None: off)
         self.clock_bot = clock_bot
         self.tables: dict[str, Table] = {}
         self._loading: dict[str, asyncio.Lock] = {}
@@ -382,7 +404,23 @@ class Manager:
 
     # -- client messages ------------------------------------------------------------
     async def handle(self, conn: Conn, raw: str | bytes) -> None:
-        """One frame from a client; every problem becomes an error reply, never an exception."""
+        """One frame from a client; every problem becomes an error reply, never an exception.
+
+        With a rate limit, frames past it are dropped unread (nothing changes); the client
+        is told so at most once a second, and one that keeps on is disconnected."""
+        if self.rate_limit is not None:
+            now = time.monotonic()
+            if not conn.allow(self.rate_limit, now):
+                conn.dropped += 1
+                if conn.dropped >= self.MAX_DROPPED:
+                    conn.send(error("rate_limited", "too many messages: disconnected"))
+                    conn.close()
+                elif now - conn.noticed >= 1.0:
+                    conn.noticed = now
+                    conn.send(error("rate_limited", f"more than {self.rate_limit:g} messages a second: messages "
+                                                    "are dropped unread until they slow down (nothing was changed)"))
+                return
+            conn.dropped = 0
         try:
             msg = parse_client(raw)
         except ProtocolError as e:
