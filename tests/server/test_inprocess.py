@@ -255,3 +255,16 @@ def test_a_flood_is_dropped_unread_and_told_once_a_second(tmp_path: Path) -> Non
     assert flood == ["pong"] * 10 + ["error"]  # the burst, then one notice for the 20 dropped
     assert later[0] == "welcome"  # a calmer client is served again
     assert codes[0] == "rate_limited" and codes[-1] == "rate_limited" and closed
+
+
+def test_server_settings_from_the_environment_are_checked(monkeypatch: Any, tmp_path: Path) -> None:
+    import pytest
+
+    from civlite.server.app import create_app
+
+    for name, bad in (("CIVLITE_RATE_LIMIT", "lots"), ("CIVLITE_BOT_DELAY", "-1")):
+        monkeypatch.setenv(name, bad)
+        with pytest.raises(ValueError, match=name):
+            create_app(f"sqlite:///{tmp_path / 'e.db'}")
+        monkeypatch.delenv(name)
+    create_app(f"sqlite:///{tmp_path / 'e.db'}")  # the defaults

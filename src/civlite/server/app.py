@@ -24,13 +24,27 @@ WEB = Path(__file__).resolve().parent.parent / "web"
 RATE_LIMIT = 20.0
 
 
+def _env_number(name: str, default: float) -> float:
+    """A number from the environment, or a clear error naming the variable."""
+    text = os.environ.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a number (seconds or messages a second), got {text!r}") from None
+    if value < 0 or value != value:
+        raise ValueError(f"{name} must be 0 or more, got {text!r}")
+    return value
+
+
 def create_app(db_url: str | None = None, bot_delay: float | None = None, listen: bool | None = None,
                rate_limit: float | None = None) -> FastAPI:
     """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds),
     CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off)."""
     url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
-    delay = bot_delay if bot_delay is not None else float(os.environ.get("CIVLITE_BOT_DELAY", "0.8"))
-    rate = rate_limit if rate_limit is not None else float(os.environ.get("CIVLITE_RATE_LIMIT", str(RATE_LIMIT)))
+    delay = bot_delay if bot_delay is not None else _env_number("CIVLITE_BOT_DELAY", 0.8)
+    rate = rate_limit if rate_limit is not None else _env_number("CIVLITE_RATE_LIMIT", RATE_LIMIT)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
