@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from civlite.bots import decide, make_bot
+from civlite.server.app import create_app
 from civlite.server.protocol import CreateTable, SeatSpec
 from civlite.server.storage import Store
 from civlite.server.tables import Conn, Manager
@@ -257,11 +260,7 @@ def test_a_flood_is_dropped_unread_and_told_once_a_second(tmp_path: Path) -> Non
     assert codes[0] == "rate_limited" and codes[-1] == "rate_limited" and closed
 
 
-def test_server_settings_from_the_environment_are_checked(monkeypatch: Any, tmp_path: Path) -> None:
-    import pytest
-
-    from civlite.server.app import create_app
-
+def test_server_settings_from_the_environment_are_checked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name, bad in (("CIVLITE_RATE_LIMIT", "lots"), ("CIVLITE_BOT_DELAY", "-1")):
         monkeypatch.setenv(name, bad)
         with pytest.raises(ValueError, match=name):
