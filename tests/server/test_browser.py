@@ -174,3 +174,28 @@ def test_turn_clock_shows_and_the_table_says_a_bot_decided(browser: Any, tmp_pat
         shot(page, "11-clock-ran-out-phone")
     finally:
         srv.stop()
+
+
+def test_a_player_chooses_which_card_pays(browser: Any, tmp_path: Any) -> None:
+    """Cards of one suit play alike (R1.2), but opponents may know some of them: a tapped card
+    pays first. Seed 2 deals seat 0 Stonehenge and Oracle at Delphi (Stonehenge shown first)."""
+    srv = ServerProc(f"sqlite:///{tmp_path / 'p.db'}", bot_delay=0.05).start()
+    try:
+        t = srv.create([{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}], seed=2)
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url + t["seats"][0]["invite"])
+        page.wait_for_selector("[data-testid=decision][data-kind=action]")
+        wonders = page.eval_on_selector_all("[data-testid=hand] .card.s2", "els => els.map(e => e.dataset.hand)")
+        assert wonders == ["Stonehenge", "Oracle at Delphi"]
+        page.click('[data-hand="Oracle at Delphi"]')
+        page.wait_for_selector("[data-testid=pay-hint] >> text=Oracle at Delphi")
+        assert page.locator('[data-testid=hand] .card.sel[data-hand="Oracle at Delphi"]').count() == 1
+        shot(page, "12-choose-the-card-that-pays")
+        page.click('button.ability.ok[data-ability="Greatness"]')
+        page.wait_for_selector("text=Greatness: Ann paid Oracle at Delphi")
+        assert page.locator('[data-testid=hand] [data-hand="Stonehenge"]').count() == 1  # the other one stays
+        assert not errors, errors
+    finally:
+        srv.stop()

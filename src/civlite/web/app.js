@@ -329,7 +329,9 @@ class Table {
           <div data-testid="discard">${this.ui.showDiscard ? groupedHtml(discardShown, { mini: true }) : discardShown.map((c) => cardHtml(c, { mini: true })).join("") || '<span class="muted">empty</span>'}</div></div>
       </div>`;
     const decision = this.decisionHtml(st, mine);
-    const handPick = mine && (pending.decision.endsWith("_discard"));
+    // hand cards are picked for a discard, and in the action and meld decisions to choose which
+    // cards pay or meld (cards of one suit play alike, R1.2, but not what opponents know of them)
+    const handPick = mine && (pending.decision.endsWith("_discard") || pending.decision === "action" || pending.decision === "meld");
     const hand = me === null ? "" : `
       <section class="panel" data-testid="hand"><h3>Your hand (${this.hand().length})${st.ct !== null ? ` · ${st.ct} CT` : ""}</h3>
         ${groupedHtml(this.hand(), { pick: handPick, data: "data-hand", selected: this.ui.selected })}
@@ -389,7 +391,8 @@ class Table {
           `<button data-cancel>cancel</button></div></div>`;
       }
       body = `<h3>Your action: use one ability, or pass</h3>${targets}<div class="abilities">${abilities}</div>
-        <div class="row" style="margin-top:.5em"><button data-choice="pass" class="big">Pass (no ability)</button></div>`;
+        <div class="row" style="margin-top:.5em"><button data-choice="pass" class="big">Pass (no ability)</button></div>
+        ${this.choiceHint()}`;
     } else if (kind === "meld") {
       const need = rules.meld_suits;
       const slots = need.map((s) => `<span class="slot s${s} ${this.countSuit(s) ? "lit" : ""}">${ICONS[s]}<br><small>${esc(suitName(s))}</small></span>`).join("");
@@ -402,7 +405,8 @@ class Table {
         <div class="meld" data-testid="meld-builder">${slots}${extraSlot}</div>${pickExtra}
         <div class="row">${ready ? `<span class="meldready">A meld is possible!</span>` : `<span class="muted">No meld possible now.</span>`}
           <button class="primary big" data-choice="meld" ${ready ? "" : "disabled"}>Play meld</button>
-          <button data-choice="pass" class="big">Pass (no meld)</button></div>`;
+          <button data-choice="pass" class="big">Pass (no meld)</button></div>
+        ${ready ? this.choiceHint() : ""}`;
     } else if (kind === "vision" || kind === "foundations") {
       const from = kind === "vision" ? (st.searching || []) : st.discard;
       body = `<h3>${esc(p.ability || kind)}: take 1 card from ${kind === "vision" ? "the deck" : "the discard pile"}</h3>
@@ -418,6 +422,19 @@ class Table {
       body = `<h3>${esc(kind)}</h3>`;
     }
     return `<section class="panel decision" data-testid="decision" data-kind="${esc(kind)}" data-count="${p.count || 0}">${body}${err}${this.busy ? `<div class="muted">sending…</div>` : ""}</section>`;
+  }
+
+  // which cards pay or meld: the selected ones first, then the hand's order
+  firstOfSuit(suit, n) {
+    const mine = this.hand().filter((c) => SUIT.get(c) === suit);
+    return [...mine.filter((c) => this.ui.selected.has(c)), ...mine.filter((c) => !this.ui.selected.has(c))].slice(0, n);
+  }
+
+  choiceHint() {
+    const sel = [...this.ui.selected];
+    return `<p class="muted" data-testid="pay-hint">${sel.length
+      ? `Selected to pay or meld first: ${sel.map((c) => esc(c)).join(", ")} <button data-clear>clear</button>`
+      : "Tap cards in your hand to choose which ones pay or meld (otherwise the first of each suit)."}</p>`;
   }
 
   overHtml(st) {
@@ -443,7 +460,7 @@ class Table {
     if (close) close.onclick = () => document.querySelector(".overlay")?.remove();
     if (!mine || this.busy) return;
     const p = st.pending, rules = this.table.rules;
-    const pay = (a) => this.hand().filter((c) => SUIT.get(c) === a.suit).slice(0, a.cards);
+    const pay = (a) => this.firstOfSuit(a.suit, a.cards);
     q("[data-ability]").forEach((b) => (b.onclick = () => {
       const a = rules.abilities.find((x) => x.name === b.dataset.ability);
       if (a.targets) { this.ui.ability = a.name; this.render(); return; }
@@ -459,21 +476,20 @@ class Table {
     q("[data-choice=meld]").forEach((b) => (b.onclick = () => {
       const extras = rules.meld_one_of.filter((s) => this.countSuit(s) > 0);
       const extra = this.ui.meldExtra ?? extras[0];
-      const cards = [...rules.meld_suits, extra].map((s) => this.hand().find((c) => SUIT.get(c) === s));
+      const cards = [...rules.meld_suits, extra].map((s) => this.firstOfSuit(s, 1)[0]);
       this.act({ do: "meld", cards });
     }));
     q("[data-take]").forEach((c) => (c.onclick = () => this.act({ do: "take", card: c.dataset.take })));
-    if (p.decision.endsWith("_discard")) {
-      const n = p.count || 1;
-      q("[data-hand]").forEach((c) => (c.onclick = () => {
-        const name = c.dataset.hand;
-        if (this.ui.selected.has(name)) this.ui.selected.delete(name);
-        else if (this.ui.selected.size < n) this.ui.selected.add(name);
-        this.render();
-      }));
-      q("[data-clear]").forEach((b) => (b.onclick = () => { this.ui.selected.clear(); this.render(); }));
-      q("[data-choice=discard]").forEach((b) => (b.onclick = () => this.act({ do: "discard", cards: [...this.ui.selected] })));
-    }
+    const n = p.decision.endsWith("_discard") ? (p.count || 1) : Infinity;
+    if (!(n < Infinity || p.decision === "action" || p.decision === "meld")) return;
+    q("[data-hand]").forEach((c) => (c.onclick = () => {
+      const name = c.dataset.hand;
+      if (this.ui.selected.has(name)) this.ui.selected.delete(name);
+      else if (this.ui.selected.size < n) this.ui.selected.add(name);
+      this.render();
+    }));
+    q("[data-clear]").forEach((b) => (b.onclick = () => { this.ui.selected.clear(); this.render(); }));
+    q("[data-choice=discard]").forEach((b) => (b.onclick = () => this.act({ do: "discard", cards: [...this.ui.selected] })));
   }
 }
 
