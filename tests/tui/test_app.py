@@ -318,3 +318,42 @@ async def test_hot_seat_setback_target_answers_on_its_own_screen() -> None:
         text = screen_text(app)
         assert "Setback: seat 1 discarded Celts, Goths" in text  # the discard is public (R3.2)
         assert "Huns" not in text and "Famine" not in text  # the rest of seat 1's hand is not
+
+
+@run_async
+async def test_pay_picker_chooses_which_cards_pay() -> None:
+    """Cards of one suit play alike (R1.2), but not what opponents know of them: y on an ability
+    picks the cards that pay. The hand holds two Wonders (Greatness) and one Leader (Vision)."""
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        dp = panel(app)
+        keys = [c.key for c in dp.choices]
+        ol = dp.query_one("#choices", OptionList)
+        ol.highlighted = keys.index("basic:L")  # one Leader only: nothing to choose
+        await pilot.press("y")
+        await pilot.pause()
+        assert dp.mode == "choices"
+        ol.highlighted = keys.index("basic:W")
+        default = dp.choices[keys.index("basic:W")].action
+        assert default is not None
+        await pilot.press("y")
+        await pilot.pause()
+        assert dp.mode == "pay" and isinstance(app.focused, SelectionList)
+        await pilot.press("escape")  # back to the choices, nothing played
+        assert dp.mode == "choices" and not s.game.actions
+        ol.highlighted = keys.index("basic:W")
+        await pilot.press("y")
+        wonders = sorted(c for c in s.view(0).hand if c.suit == default.cards[0].suit)  # type: ignore[attr-defined]
+        other = next(c for c in wonders if c not in default.cards)  # type: ignore[attr-defined]
+        for c in wonders:
+            if c == other:
+                await pilot.press("space")
+            await pilot.press("down")
+        await pilot.pause()
+        assert f"pay with {other.name}" in screen_text(app)
+        await pilot.press("c")
+        await pilot.pause()
+        played = s.game.actions[0]
+        assert played.to_json() == {"do": "basic", "cards": [other.name]}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from civlite.engine import Advanced, Basic, Card, Discard, Meld, Pass, Take
 from civlite.tui import SeatSpec, Session, choices_for, parse_seats
-from civlite.tui.session import Replay, ability_lines, check_discard, check_meld
+from civlite.tui.session import Replay, ability_lines, check_discard, check_meld, check_pay
 
 from .helpers import FAST, action_state, meld_state, session_at
 
@@ -147,3 +147,13 @@ def test_advanced_choice_pays_exactly_its_cost() -> None:
     s = session_at(state, HUMAN_BOT)
     ch = {c.key: c.action for c in choices_for(s.view(0))}
     assert ch["advanced:W"] == Advanced([Card("Sphinx"), Card("Pantheon"), Card("Coliseum")])
+
+
+def test_check_pay_takes_cards_of_the_suit_in_the_right_number() -> None:
+    golden = Advanced([Card("Sphinx"), Card("Pantheon"), Card("Coliseum")])
+    assert check_pay(golden, [Card("Sphinx")]) == (None, "pick 3 Wonder cards (1/3)")
+    assert check_pay(golden, [Card("Sphinx"), Card("Moses"), Card("Coliseum")])[1] == "Moses is not a Wonder"
+    action, status = check_pay(golden, [Card("Stonehenge"), Card("Sphinx"), Card("Coliseum")])
+    assert action == Advanced([Card("Stonehenge"), Card("Sphinx"), Card("Coliseum")]) and status.startswith("pay with")
+    raid = Basic([Card("Spearmen")], 1)
+    assert check_pay(raid, [Card("Hoplites")])[0] == Basic([Card("Hoplites")], 1)  # the target is kept

@@ -45,9 +45,10 @@ TABLE_KEYS: list[tuple[str, str]] = [
     ("↑ ↓ enter", "move in the choice list and answer"),
     ("p", "pass (action or meld phase)"),
     ("m", "open the meld builder (meld phase)"),
-    ("space", "pick / unpick a card (discard picker, meld builder)"),
+    ("y", "choose which cards pay for the highlighted ability"),
+    ("space", "pick / unpick a card (discard picker, meld builder, pay picker)"),
     ("c", "confirm the picked cards"),
-    ("esc", "leave the meld builder"),
+    ("esc", "leave the meld builder or the pay picker"),
     ("d / l / tab", "focus the decision / the log / the next panel"),
     ("+ / -", "bots move faster / slower"),
     ("s", "save the game as a record (civlite replay FILE)"),
@@ -278,6 +279,7 @@ class TableScreen(Screen[None]):
         Binding("question_mark,f1", "help", "Help"),
         Binding("p", "pass_turn", "Pass"),
         Binding("m", "meld_builder", "Meld"),
+        Binding("y", "pay_picker", "Pay with…", show=False),
         Binding("c", "confirm", "Confirm"),
         Binding("escape", "back", "Back", show=False),
         Binding("d", "focus_decision", "Decision", show=False),
@@ -372,7 +374,8 @@ class TableScreen(Screen[None]):
             panel.show_wait(f"Waiting for seat {p.player} ({names[p.player]}): {what}…")
             return
         if p.kind == "action":
-            panel.show_choices(view, "[b]Your action[/b] (R4.2): activate one ability or pass", choices_for(view))
+            panel.show_choices(view, "[b]Your action[/b] (R4.2): activate one ability or pass "
+                               "([b]y[/b]: choose which cards pay)", choices_for(view))
         elif p.kind == "meld":
             panel.show_choices(view, "[b]Meld phase[/b] (R4.3): meld 7 cards or pass", choices_for(view))
         elif p.kind in ("vision", "foundations"):
@@ -476,7 +479,7 @@ class TableScreen(Screen[None]):
         if action == "meld_builder":
             return (mode == "choices" and any(c.key == "build" for c in self.query_one(DecisionPanel).choices)) or None
         if action == "confirm":
-            return mode in ("discard", "meld") or None
+            return mode in ("discard", "meld", "pay") or None
         if action == "new_game":
             return mode == "over"
         return True
@@ -490,6 +493,11 @@ class TableScreen(Screen[None]):
     def action_meld_builder(self) -> None:
         if not self.query_one(DecisionPanel).open_meld_builder():
             self.notify("the meld builder opens in your meld phase with the cards for a meld", timeout=3)
+
+    def action_pay_picker(self) -> None:
+        if not self.query_one(DecisionPanel).open_pay_picker():
+            self.notify("y picks which cards pay for the highlighted ability, when you hold more of "
+                        "its suit than it costs", timeout=3)
 
     def action_confirm(self) -> None:
         self.query_one(DecisionPanel).confirm()

@@ -176,6 +176,21 @@ def check_discard(view: View, picked: Sequence[Card]) -> tuple[Discard | None, s
     return Discard(list(picked)), f"discard {', '.join(c.name for c in sorted(picked))} ({n}/{n})"
 
 
+def check_pay(ability: Basic, picked: Sequence[Card]) -> tuple[Basic | None, str]:
+    """``ability`` (a Basic or Advanced choice) paid with the picked cards instead of its own,
+    or ``None`` and what is still missing. Cards of one suit play alike (R1.2); which of them
+    pays matters only for what opponents know of the hand."""
+    n = len(ability.cards)
+    suit = ability.cards[0].suit
+    stray = [c for c in picked if c.suit != suit]
+    if stray:
+        return None, f"{stray[0].name} is not a {suit.title}"
+    k = len(picked)
+    if k != n:
+        return None, f"pick {n} {suit.title} card{'s' if n != 1 else ''} ({k}/{n})"
+    return type(ability)(list(picked), ability.target), f"pay with {', '.join(c.name for c in picked)} ({n}/{n})"
+
+
 def check_meld(view: View, picked: Sequence[Card]) -> tuple[Meld | None, str]:
     """The Meld action for the picked cards, or ``None`` and what the meld still lacks (R7.1)."""
     rules = view.rules

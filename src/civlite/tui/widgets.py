@@ -14,8 +14,8 @@ from textual.widgets import Button, OptionList, RichLog, SelectionList, Static
 from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
-from ..engine import Action, Card, Suit, View
-from .session import Choice, ability_lines, check_discard, check_meld, hand_by_suit
+from ..engine import Action, Basic, Card, Suit, View
+from .session import Choice, ability_lines, check_discard, check_meld, check_pay, hand_by_suit
 
 #: one colour per suit (R1.1), used everywhere a card is shown
 SUIT_STYLE: dict[Suit, str] = {
@@ -179,8 +179,10 @@ class DecisionPanel(Vertical):
         self.border_title = "Decision (d)"
         self.view: View | None = None
         self.choices: list[Choice] = []
-        self.mode = ""  # wait | choices | discard | meld | over
+        self.mode = ""  # wait | choices | discard | meld | pay | over
         self._title = ""
+        self._choices_title = ""  # to go back from the pay picker
+        self._paying: Basic | None = None  # the ability whose cards are being picked
 
     def compose(self) -> ComposeResult:
         yield Static(id="decision-title")
@@ -212,21 +214,24 @@ class DecisionPanel(Vertical):
                 prompt.append("\n   " + ch.detail, style="grey62")
             opts.append(Option(prompt, id=str(i)))
         ol.add_options(opts)
+        self._choices_title = title
         self._set_mode("choices", title)
         if opts:
             ol.highlighted = 0
         ol.focus()
 
-    def show_picker(self, view: View, mode: str, title: str) -> None:
-        """``mode`` is ``discard`` (exactly ``pending.count`` cards) or ``meld`` (R7.1)."""
+    def show_picker(self, view: View, mode: str, title: str, cards: Sequence[Card] | None = None) -> None:
+        """``mode`` is ``discard`` (exactly ``pending.count`` cards), ``meld`` (R7.1) or ``pay``
+        (the cards that pay for an ability); ``cards``: those offered (default: the hand)."""
         self.view = view
+        offered = sorted(view.hand if cards is None else cards)
         sl = self.query_one("#picker", SelectionList)
         sl.clear_options()
-        sl.add_options([Selection(card_text(c), c.name, False) for c in sorted(view.hand)])
+        sl.add_options([Selection(card_text(c), c.name, False) for c in offered])
         self._set_mode(mode, title)
-        self.query_one("#back", Button).display = mode == "meld"
+        self.query_one("#back", Button).display = mode in ("meld", "pay")
         self._update_status()
-        sl.highlighted = 0 if view.hand else None
+        sl.highlighted = 0 if offered else None
         sl.focus()
 
     def _set_mode(self, mode: str, title: str) -> None:
@@ -237,7 +242,7 @@ class DecisionPanel(Vertical):
             return
         self.mode = mode
         self.query_one("#choices").display = mode == "choices"
-        picking = mode in ("discard", "meld")
+        picking = mode in ("discard", "meld", "pay")
         for w in ("#picker", "#picker-status", "#picker-buttons"):
             self.query_one(w).display = picking
 
@@ -249,10 +254,12 @@ class DecisionPanel(Vertical):
         assert self.view is not None
         if self.mode == "discard":
             return check_discard(self.view, self.picked())
+        if self.mode == "pay" and self._paying is not None:
+            return check_pay(self._paying, self.picked())
         return check_meld(self.view, self.picked())
 
     def _update_status(self) -> None:
-        if self.mode not in ("discard", "meld"):
+        if self.mode not in ("discard", "meld", "pay"):
             return
         action, status = self._checked()
         self.query_one("#picker-status", Static).update(Text(status, style="bold green" if action else "yellow"))
@@ -286,7 +293,33 @@ class DecisionPanel(Vertical):
                          "Disaster or Boon; [b]space[/b] picks, [b]c[/b] confirms, [b]esc[/b] goes back")
         return True
 
+    def open_pay_picker(self) -> bool:
+        """Pick which cards pay for the highlighted ability (when its suit has more than it costs)."""
+        v = self.view
+        if v is None or self.mode != "choices":
+            return False
+        i = self.query_one("#choices", OptionList).highlighted
+        if i is None or not 0 <= i < len(self.choices):
+            return False
+        a = self.choices[i].action
+        if not isinstance(a, Basic):
+            return False
+        suit = a.cards[0].suit
+        held = [c for c in v.hand if c.suit == suit]
+        if len(held) <= len(a.cards):
+            return False
+        self._paying = a
+        n = len(a.cards)
+        self.show_picker(v, "pay", f"[b]Pay for {self.choices[i].label}[/b]: pick the {n} {suit.title} "
+                         f"card{'s' if n != 1 else ''} that pay; [b]space[/b] picks, [b]c[/b] confirms, "
+                         "[b]esc[/b] goes back", held)
+        return True
+
     def back(self) -> bool:
+        if self.mode == "pay" and self.view is not None:
+            self._paying = None
+            self.show_choices(self.view, self._choices_title, self.choices)
+            return True
         if self.mode == "meld" and self.view is not None:
             from .session import choices_for
 
@@ -295,7 +328,7 @@ class DecisionPanel(Vertical):
         return False
 
     def confirm(self) -> bool:
-        if self.mode not in ("discard", "meld"):
+        if self.mode not in ("discard", "meld", "pay"):
             return False
         action, status = self._checked()
         if action is None:
