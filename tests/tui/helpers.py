@@ -71,3 +71,9 @@ def action_state() -> dict[str, Any]:
         "deck": ["Persians", "Hittites", "Babylonians", "Caesar", "Homer", "Laws", "Legion", "Roads", "Peace"],
         "discard": ["Minoans", "Coliseum"],
     }
+
+
+def action_app() -> tuple[Session, CivliteApp]:
+    """A human (seat 0) in its action phase of :func:`action_state` against a random bot."""
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    return s, CivliteApp(s, delay=0)

@@ -11,7 +11,7 @@ from civlite.tui import CivliteApp, Replay, ReplayApp, SeatSpec, Session
 from civlite.tui.screens import HelpScreen, PassScreen, ReplayScreen, SetupScreen, TableScreen
 from civlite.tui.widgets import DecisionPanel
 
-from .helpers import FAST, SIZE, action_state, meld_state, run_async, screen_text, session_at, settle
+from .helpers import FAST, SIZE, action_app, action_state, meld_state, run_async, screen_text, session_at, settle
 
 
 def panel(app: CivliteApp) -> DecisionPanel:
@@ -52,8 +52,7 @@ async def test_full_game_against_bots_to_the_end(tmp_path: Path) -> None:
 
 @run_async
 async def test_number_keys_and_mouse_answer_the_decision() -> None:
-    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
-    app = CivliteApp(s, delay=0)
+    s, app = action_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         dp = panel(app)
@@ -324,8 +323,7 @@ async def test_hot_seat_setback_target_answers_on_its_own_screen() -> None:
 async def test_pay_picker_chooses_which_cards_pay() -> None:
     """Cards of one suit play alike (R1.2), but not what opponents know of them: y on an ability
     picks the cards that pay. The hand holds two Wonders (Greatness) and one Leader (Vision)."""
-    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
-    app = CivliteApp(s, delay=0)
+    s, app = action_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         dp = panel(app)
