@@ -174,13 +174,15 @@ def serve(
     bot_delay: Annotated[Optional[float], typer.Option(help="seconds a bot waits before it plays (default 0.8)")] = None,
     rate_limit: Annotated[Optional[float], typer.Option(
         help="messages a second one connection may send (default 20, bursts of twice that; 0: no limit)")] = None,
+    bot_processes: Annotated[Optional[int], typer.Option(
+        help="worker processes in which search bots think (default: one per core; 0: in threads)")] = None,
 ) -> None:
     """Play online: start the web server (lobby, tables, bots in seats) and print its URL."""
     try:
         from .server.run import serve as run_server
     except ImportError as e:
         raise _fail(f"the server needs the web extra: pip install 'civlite[web]' ({e})") from None
-    run_server(host, port, db, bot_delay, rate_limit=rate_limit)
+    run_server(host, port, db, bot_delay, rate_limit=rate_limit, bot_processes=bot_processes)
 
 
 # -- balance lab (civlite.sim) ------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from civlite.server.app import create_app
 from civlite.server.protocol import CreateTable, SeatSpec
 from civlite.server.storage import Store
 from civlite.server.tables import Conn, Manager
+from conftest import ROOT, load_script
 
 
 class RecordingConn(Conn):
@@ -267,3 +269,41 @@ def test_server_settings_from_the_environment_are_checked(monkeypatch: pytest.Mo
             create_app(f"sqlite:///{tmp_path / 'e.db'}")
         monkeypatch.delenv(name)
     create_app(f"sqlite:///{tmp_path / 'e.db'}")  # the defaults
+
+
+def test_search_bots_think_in_worker_processes_and_survive_their_death(tmp_path: Path,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'w.db'}")
+
+    async def run() -> tuple[bool, bool, int]:
+        m = Manager(store, bot_delay=0, bot_processes=1)
+        await m.start()
+        bot = "ismcts:iterations=20"
+        info, _ = await m.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot=bot), SeatSpec(kind="bot", bot=bot)],
+                                                   victory_ct=8, seed=3))
+        t = m.tables[info.id]
+        deadline = time.monotonic() + 120
+        while t.seq < 3:  # the first moves come from the worker process
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        pooled = m._pool is not None
+        assert m._pool is not None
+        for p in list(m._pool._processes.values()):  # type: ignore[attr-defined]
+            p.kill()  # a worker dies (out of memory, killed): the bots go on in threads
+        while not t.game.is_over:
+            assert time.monotonic() < deadline, "the bots stopped"
+            await asyncio.sleep(0.05)
+        await m.stop()
+        return pooled, t.game.is_over, t.seq
+
+    pooled, over, seq = asyncio.run(run())
+    assert pooled and over
+    assert "bot worker processes broke" in caplog.text  # and the game went on in threads
+    assert store.count_actions(store.list_tables(None)[0].id) == seq  # every move was committed
+    store.close()
+
+
+def test_the_server_bots_benchmark_runs(tmp_path: Path) -> None:
+    mod = load_script(ROOT / "benchmarks" / "server_bots.py")
+    r = asyncio.run(mod.run(1, 1, 0.3, "ismcts:iterations=10", tmp_path / "b.db"))
+    assert r["bot_processes"] == 1 and r["moves"] >= 0 and r["loop_late_ms"]["max"] >= r["loop_late_ms"]["p50"]

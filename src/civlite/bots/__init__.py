@@ -114,6 +114,12 @@ def _load_builtin() -> None:
             pass
 
 
+def decide_and_return(bot: Bot, game: Game) -> tuple[Action, Bot]:
+    """:func:`decide` run in another process: the action, and the bot as it is after deciding
+    (its random source moved on), to replace the caller's copy."""
+    return decide(bot, game), bot
+
+
 def decide(bot: Bot, game: Game) -> Action:
     """Ask ``bot`` for the pending decision of ``game``; return the concrete action.
 

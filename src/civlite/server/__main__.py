@@ -14,8 +14,9 @@ def main() -> None:
     p.add_argument("--db", default=None)
     p.add_argument("--bot-delay", type=float, default=None)
     p.add_argument("--rate-limit", type=float, default=None, help="messages a second per connection (0: off)")
+    p.add_argument("--bot-processes", type=int, default=None, help="worker processes for search bots (0: threads)")
     a = p.parse_args()
-    serve(a.host, a.port, a.db, a.bot_delay, rate_limit=a.rate_limit)
+    serve(a.host, a.port, a.db, a.bot_delay, rate_limit=a.rate_limit, bot_processes=a.bot_processes)
 
 
 if __name__ == "__main__":

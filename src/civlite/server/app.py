@@ -39,17 +39,20 @@ def _env_number(name: str, default: float) -> float:
 
 
 def create_app(db_url: str | None = None, bot_delay: float | None = None, listen: bool | None = None,
-               rate_limit: float | None = None) -> FastAPI:
+               rate_limit: float | None = None, bot_processes: int | None = None) -> FastAPI:
     """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds),
-    CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off)."""
+    CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off),
+    CIVLITE_BOT_PROCESSES (worker processes for search bots, default one per core; 0: threads)."""
     url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
     delay = bot_delay if bot_delay is not None else _env_number("CIVLITE_BOT_DELAY", 0.8)
     rate = rate_limit if rate_limit is not None else _env_number("CIVLITE_RATE_LIMIT", RATE_LIMIT)
+    procs = bot_processes if bot_processes is not None else (
+        int(_env_number("CIVLITE_BOT_PROCESSES", -1)) if os.environ.get("CIVLITE_BOT_PROCESSES") else None)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url)
-        manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate)
+        manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate, bot_processes=procs)
         await manager.start()
         app.state.manager = manager
         try:

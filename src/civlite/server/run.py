@@ -8,13 +8,13 @@ from .storage import default_db_url, normalize_url
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, bot_delay: float | None = None,
-          log_level: str = "warning", rate_limit: float | None = None) -> None:
+          log_level: str = "warning", rate_limit: float | None = None, bot_processes: int | None = None) -> None:
     import uvicorn
 
     from .app import create_app
 
     url = db or default_db_url()
-    app = create_app(url, bot_delay=bot_delay, rate_limit=rate_limit)
+    app = create_app(url, bot_delay=bot_delay, rate_limit=rate_limit, bot_processes=bot_processes)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     where = normalize_url(url)
     if "@" in where:  # hide a password

@@ -16,15 +16,19 @@ import hashlib
 import hmac
 import json
 import logging
+import multiprocessing
+import os
 import random
 import re
 import secrets
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import Bot, decide, make_bot
+from ..bots import Bot, decide, decide_and_return, make_bot
 from ..engine import (
     Action,
     ActionFormatError,
@@ -232,9 +236,14 @@ class Manager:
     MAX_DROPPED = 2000
 
     def __init__(self, store: Store, bot_delay: float = 0.8, listen: bool | None = None,
-                 clock_bot: str = "heuristic", rate_limit: float | None = None) -> None:
+                 clock_bot: str = "heuristic", rate_limit: float | None = None,
+                 bot_processes: int | None = None) -> None:
         self.store = store
         self.bot_delay = bot_delay
+        # search bots think in worker processes, each with a core and an interpreter of its own
+        # (a search in a thread would share the server's); None: one per core; 0: in threads
+        self.bot_processes = (os.cpu_count() or 1) if bot_processes is None else max(0, bot_processes)
+        self._pool: ProcessPoolExecutor | None = None
         self.rate_limit = rate_limit if rate_limit else None  # messages a second per connection (None: off)
         self.clock_bot = clock_bot
         self.tables: dict[str, Table] = {}
@@ -277,6 +286,9 @@ class Manager:
             for c in list(t.conns):
                 c.close()
         await self.committer.stop()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     # -- tables ---------------------------------------------------------------------
     async def create_table(self, spec: CreateTable) -> tuple[TableInfo, list[str | None]]:
@@ -598,8 +610,7 @@ class Manager:
             if bot.name == "random":
                 action = decide(bot, t.game)
             else:
-                snapshot = t.game.clone()
-                action = await asyncio.to_thread(decide, bot, snapshot)
+                action = await self._think(t, seat, bot, t.game.clone())
             t.task = None
             await self.submit(t, seat, action, client_id=None, by="bot", expect_seq=seq)
         except asyncio.CancelledError:
@@ -608,6 +619,24 @@ class Manager:
             log.warning("bot move refused on table %s: %s", t.id, e)
         except Exception:
             log.exception("bot move failed on table %s", t.id)
+
+    async def _think(self, t: Table, seat: int, bot: Bot, snapshot: Game) -> Action:
+        """The bot's decision, off the event loop: a search bot in the worker processes (its
+        copy there comes back with its random source moved on), any other in a thread."""
+        if bot.slow and self.bot_processes:
+            try:
+                if self._pool is None:
+                    self._pool = ProcessPoolExecutor(self.bot_processes, mp_context=multiprocessing.get_context("spawn"))
+                action, moved = await asyncio.get_running_loop().run_in_executor(
+                    self._pool, decide_and_return, bot, snapshot)
+                t.bots[seat] = moved
+                return action
+            except BrokenProcessPool:  # a worker died (killed, out of memory): think here instead
+                log.warning("the bot worker processes broke; table %s's bot thinks in a thread", t.id)
+                broken, self._pool = self._pool, None
+                if broken is not None:
+                    broken.shutdown(wait=False, cancel_futures=True)
+        return await asyncio.to_thread(decide, bot, snapshot)
 
     async def _clock(self, t: Table, seat: int, seq: int, seconds: float) -> None:
         try:
