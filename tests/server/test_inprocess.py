@@ -263,7 +263,7 @@ def test_a_flood_is_dropped_unread_and_told_once_a_second(tmp_path: Path) -> Non
 
 
 def test_server_settings_from_the_environment_are_checked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name, bad in (("CIVLITE_RATE_LIMIT", "lots"), ("CIVLITE_BOT_DELAY", "-1")):
+    for name, bad in (("CIVLITE_RATE_LIMIT", "lots"), ("CIVLITE_BOT_DELAY", "-1"), ("CIVLITE_BOT_PROCESSES", "-2")):
         monkeypatch.setenv(name, bad)
         with pytest.raises(ValueError, match=name):
             create_app(f"sqlite:///{tmp_path / 'e.db'}")
