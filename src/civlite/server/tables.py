@@ -51,6 +51,7 @@ def token_digest(token: str) -> str:
     no salt is needed), so a copy of the database cannot be used to take a seat."""
     return hashlib.sha256(token.encode()).hexdigest()
 
+
 #: rule sets offered by the lobby (any table may also change victory_ct)
 RULESETS: dict[str, RuleSet] = {
     "default": RuleSet.default(),
