@@ -377,6 +377,7 @@ class Evaluator:
         group = -1
         after: tuple[int, ...] = ()
         hv = vf = -1.0
+        win = WIN_VALUE - now
         for aid in legal:
             meta = ids.get(aid)
             if meta is None:  # pass (or an ability this rule set lacks)
@@ -394,6 +395,7 @@ class Evaluator:
             cards_in = 0.0  # expected hand-value gain from cards coming in
             n_in = 0
             denial = 0.0
+            v = win  # unless the effects run out without winning (the loop's else)
             for op, a in effects:
                 # (most frequent first: the branches exclude each other)
                 if op == "steal_cards":
@@ -441,7 +443,7 @@ class Evaluator:
                 elif op == "extra_turn":
                     gain += EXTRA_TURN_VALUE * 0.6
                     cards_in += 2 * e_card
-            else:  # not won
+            else:  # no win: the position it leaves
                 total = hand + n_in
                 if cards_in > 0 and total > limit:
                     fit = max(0, limit - hand)
@@ -461,10 +463,6 @@ class Evaluator:
                     v = base + cards_in + gain * near + denial - now
                 else:  # (0.0 * near adds nothing)
                     v = base + cards_in + denial - now
-                if v > best_v + 1e-9:
-                    best, best_v = aid, v
-                continue
-            v = WIN_VALUE - now  # this ability wins the game
             if v > best_v + 1e-9:
                 best, best_v = aid, v
         return best

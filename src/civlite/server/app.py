@@ -32,7 +32,7 @@ def _env_number(name: str, default: float) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"{name} must be a number (seconds or messages a second), got {text!r}") from None
+        raise ValueError(f"{name} must be a number, got {text!r}") from None
     if value < 0 or value != value:
         raise ValueError(f"{name} must be 0 or more, got {text!r}")
     return value
@@ -46,8 +46,9 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
     delay = bot_delay if bot_delay is not None else _env_number("CIVLITE_BOT_DELAY", 0.8)
     rate = rate_limit if rate_limit is not None else _env_number("CIVLITE_RATE_LIMIT", RATE_LIMIT)
-    procs = bot_processes if bot_processes is not None else (
-        int(_env_number("CIVLITE_BOT_PROCESSES", -1)) if os.environ.get("CIVLITE_BOT_PROCESSES") else None)
+    procs = bot_processes
+    if procs is None and os.environ.get("CIVLITE_BOT_PROCESSES", "").strip():  # unset: one per core
+        procs = int(_env_number("CIVLITE_BOT_PROCESSES", 0))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -181,7 +181,7 @@ class DecisionPanel(Vertical):
         self.choices: list[Choice] = []
         self.mode = ""  # wait | choices | discard | meld | pay | over
         self._title = ""
-        self._choices_title = ""  # to go back from the pay picker
+        self._choices_title = ""  # to go back from the meld builder or the pay picker
         self._paying: Basic | None = None  # the ability whose cards are being picked
 
     def compose(self) -> ComposeResult:
@@ -316,14 +316,10 @@ class DecisionPanel(Vertical):
         return True
 
     def back(self) -> bool:
-        if self.mode == "pay" and self.view is not None:
+        """From the meld builder or the pay picker to the choices they were opened from."""
+        if self.mode in ("meld", "pay") and self.view is not None:
             self._paying = None
             self.show_choices(self.view, self._choices_title, self.choices)
-            return True
-        if self.mode == "meld" and self.view is not None:
-            from .session import choices_for
-
-            self.show_choices(self.view, "Meld phase (R4.3): meld or pass", choices_for(self.view))
             return True
         return False
 
