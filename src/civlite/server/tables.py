@@ -632,7 +632,8 @@ class Manager:
                     self._pool, decide_and_return, bot, snapshot)
                 t.bots[seat] = moved
                 return action
-            except BrokenProcessPool:  # a worker died (killed, out of memory): think here instead
+            except BrokenProcessPool:  # a worker died (killed, out of memory): this move is thought
+                # in a thread, and the next one starts a fresh pool
                 log.warning("the bot worker processes broke; table %s's bot thinks in a thread", t.id)
                 broken, self._pool = self._pool, None
                 if broken is not None:
