@@ -44,7 +44,8 @@ async def run(processes: int, tables: int, seconds: float, bot: str, db: Path) -
     tick = asyncio.create_task(ticker())
     ids = []
     for i in range(tables):
-        info, _ = await m.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot=bot)] * 2, seed=i, victory_ct=1000))
+        info, _ = await m.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot=bot)] * 2, practice=True, seed=i,
+                                                   victory_ct=1000))
         ids.append(info.id)
     await asyncio.sleep(1.0)  # worker processes start (spawn) and the first searches warm up
     start = sum(m.tables[i].seq for i in ids)

@@ -146,7 +146,7 @@ async def run(url: str, games: int, victory: int, server_pid: int | None = None,
         tables = []
         for i in range(games):
             r = await http.post("/api/tables", json={"name": f"load {i}", "seats": [{"kind": "human"}, {"kind": "human"}],
-                                                     "victory_ct": victory, "seed": 10_000 + i})
+                                                     "victory_ct": victory, "practice": True, "seed": 10_000 + i})
             r.raise_for_status()
             tables.append(r.json())
         ws_url = url.replace("http", "ws", 1) + "/ws"

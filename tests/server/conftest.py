@@ -91,6 +91,8 @@ class ServerProc:
         return self.proc is not None and self.proc.poll() is None
 
     def create(self, seats: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
+        if "seed" in kw:  # a chosen seed: a practice table
+            kw.setdefault("practice", True)
         r = httpx.post(self.url + "/api/tables", json={"seats": seats, **kw}, timeout=10)
         assert r.status_code == 201, r.text
         data: dict[str, Any] = r.json()

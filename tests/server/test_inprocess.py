@@ -52,7 +52,7 @@ def test_every_ack_and_update_follows_the_commit(tmp_path: Path) -> None:
         m = Manager(store, bot_delay=0)
         await m.start()
         info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec(kind="bot", bot="random")],
-                                                        victory_ct=6, seed=2))
+                                                        victory_ct=6, practice=True, seed=2))
         c = RecordingConn(store)
         await m.handle(c, hello(info.id, tokens[0]))
         t = m.tables[info.id]
@@ -79,7 +79,7 @@ def test_a_storage_failure_changes_nothing_and_keeps_the_connection(tmp_path: Pa
     async def run() -> None:
         m = Manager(store, bot_delay=0)
         await m.start()
-        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, seed=2))
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, practice=True, seed=2))
         c = RecordingConn(store)
         await m.handle(c, hello(info.id, tokens[0]))
         t = m.tables[info.id]
@@ -114,7 +114,7 @@ def test_a_conflicting_process_is_refused_and_refreshed(tmp_path: Path) -> None:
         m1, m2 = Manager(s1, bot_delay=0), Manager(s2, bot_delay=0)
         await m1.start()
         await m2.start()
-        info, tokens = await m1.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, seed=5))
+        info, tokens = await m1.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, practice=True, seed=5))
         c1, c2 = RecordingConn(s1), RecordingConn(s2)
         await m1.handle(c1, hello(info.id, tokens[0]))
         await m2.handle(c2, hello(info.id, tokens[0]))
@@ -144,7 +144,7 @@ def test_action_ids_are_scoped_by_seat(tmp_path: Path) -> None:
     async def run() -> None:
         m = Manager(store, bot_delay=0)
         await m.start()
-        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, seed=5))
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, practice=True, seed=5))
         c0, c1 = RecordingConn(store), RecordingConn(store)
         await m.handle(c0, hello(info.id, tokens[0]))
         await m.handle(c1, hello(info.id, tokens[1]))
@@ -170,7 +170,7 @@ def test_a_second_hello_on_the_same_table_keeps_it_live(tmp_path: Path) -> None:
     async def run() -> None:
         m = Manager(store, bot_delay=0)
         await m.start()
-        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, seed=5))
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], victory_ct=6, practice=True, seed=5))
         c = RecordingConn(store)
         await m.handle(c, hello(info.id, None))
         t = m.tables[info.id]
@@ -196,7 +196,7 @@ def test_the_welcome_log_opens_with_the_first_turn_redacted_per_seat(tmp_path: P
     async def run() -> tuple[dict[str, Any], dict[str, Any]]:
         m = Manager(store, bot_delay=0)
         await m.start()
-        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], seed=4))
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], practice=True, seed=4))
         first, second = RecordingConn(store), RecordingConn(store)
         await m.handle(first, hello(info.id, tokens[0]))
         await m.handle(second, hello(info.id, tokens[1]))
@@ -241,7 +241,7 @@ def test_a_flood_is_dropped_unread_and_told_once_a_second(tmp_path: Path) -> Non
         m = Manager(store, bot_delay=0, rate_limit=5)  # bursts of 10
         m.MAX_DROPPED = 50
         await m.start()
-        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], seed=1))
+        info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], practice=True, seed=1))
         c = RecordingConn(store)
         for _ in range(30):
             await m.handle(c, ping)
@@ -279,7 +279,7 @@ def test_search_bots_think_in_worker_processes_and_survive_their_death(tmp_path:
         await m.start()
         bot = "ismcts:iterations=20"
         info, _ = await m.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot=bot), SeatSpec(kind="bot", bot=bot)],
-                                                   victory_ct=8, seed=3))
+                                                   victory_ct=8, practice=True, seed=3))
         t = m.tables[info.id]
         deadline = time.monotonic() + 120
         while t.seq < 3:  # the first moves come from the worker process

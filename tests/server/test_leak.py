@@ -115,7 +115,7 @@ async def play_games(tmp: Path, n_games: int, victory_ct: int = 6) -> Checker:
             n = rng.choice([2, 2, 3, 4, 5])
             humans = rng.sample(range(n), rng.randint(1, n))  # the rest are server-side bots
             seats = [SeatSpec(kind="human") if i in humans else SeatSpec(kind="bot", bot="random") for i in range(n)]
-            info, tokens = await m.create_table(CreateTable(seats=seats, victory_ct=victory_ct, seed=1000 + g))
+            info, tokens = await m.create_table(CreateTable(seats=seats, victory_ct=victory_ct, practice=True, seed=1000 + g))
             conns: dict[int | None, Conn] = {}
             for s in [*range(n), None]:
                 c = Conn()

@@ -18,13 +18,27 @@ def _table(store: Store, tid: str = "t1", seed: int = 5) -> None:
                        clock=None)
 
 
+def _old_row(store: Store, tid: str, seats: list[dict[str, object]], seed: int = 1) -> None:
+    """A table row as the first release wrote it (its columns only)."""
+    import sqlalchemy as sa
+
+    from civlite.server.storage import _now
+
+    cols = ["id", "name", "created_at", "rules", "seed", "first", "seats", "clock", "status", "num_actions"]
+    tables = sa.table("tables", *(sa.column(c, sa.JSON() if c in ("rules", "seats") else None) for c in cols))
+    with store.engine.begin() as conn:
+        conn.execute(sa.insert(tables).values(id=tid, name="old", created_at=_now(), rules=RuleSet.default().to_dict(),
+                                              seed=seed, first=0, seats=seats, clock=None, status="playing",
+                                              num_actions=0))
+
+
 def test_migrations_create_the_schema_and_are_idempotent(db_url: str) -> None:
     s = Store(db_url)
-    assert s.revision() == "0002"
+    assert s.revision() == "0003"
     s.migrate()  # again: nothing to do
     s.close()
     s2 = Store(db_url)  # a second process starting on the same database
-    assert s2.revision() == "0002"
+    assert s2.revision() == "0003"
     s2.close()
 
 
@@ -41,14 +55,14 @@ def test_a_database_from_before_hashed_tokens_keeps_its_seats(db_url: str) -> No
     with old.engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "0001")  # the schema of the first release: tokens kept as they are
-    old.create_table(id="t0", name="old", rules=RuleSet.default().to_dict(), seed=1, clock=None,
-                     seats=[{"kind": "human", "bot": None, "name": "a", "token": "secret-a"},
-                            {"kind": "bot", "bot": "random", "name": "b"}])
+    _old_row(old, "t0", [{"kind": "human", "bot": None, "name": "a", "token": "secret-a"},
+                         {"kind": "bot", "bot": "random", "name": "b"}])
     old.close()
     s = Store(db_url)  # a new release starting on it
-    assert s.revision() == "0002"
+    assert s.revision() == "0003"
     info = s.get_table("t0")
     assert info is not None and "secret-a" not in str(info.seats)
+    assert info.seed == 1 and not info.seeded  # 0003: an old table keeps dealing from its seed
     assert info.seats[0]["token_sha256"] == token_digest("secret-a") and info.seats[1] == {
         "kind": "bot", "bot": "random", "name": "b"}
     t = Table(info=info, game=Game(players=2, seed=1))

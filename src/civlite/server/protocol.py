@@ -109,6 +109,8 @@ class TableSummary(BaseModel):
     turn: int = 0
     rematch: str | None = None
     rematch_of: str | None = None
+    practice: bool = False  # a chosen seed: every seat sees the mark and the seed
+    seed: int | None = None  # shown on practice tables only
 
 
 class Welcome(BaseModel):
@@ -170,4 +172,7 @@ class CreateTable(BaseModel):
     rules: Annotated[str, Field(max_length=40)] = "default"
     victory_ct: Annotated[int, Field(ge=1, le=1000)] | None = None
     clock: Annotated[int, Field(ge=1, le=86400)] | None = None
-    seed: int | None = None
+    #: a practice table: its seed may be chosen (``seed``), and every seat is told and shown it.
+    #: Any other table deals from a secret 128-bit seed, revealed with the record once the game is over
+    practice: bool = False
+    seed: Annotated[int, Field(ge=0, lt=2**63)] | None = None

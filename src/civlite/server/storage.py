@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     ForeignKey,
     Integer,
@@ -65,6 +66,10 @@ class TableRow(Base):
     winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
     rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
     rematch: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    #: the deal's secret seed in hex (``seed`` is then 0); None for a chosen seed or an old table
+    secret: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: the seed was chosen by the table's creator (practice): every seat is told, and shown it
+    seeded: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class ActionRow(Base):
@@ -97,11 +102,13 @@ class TableInfo:
     winner: int | None
     rematch_of: str | None
     rematch: str | None
+    seeded: bool = False  # a chosen seed (practice): every seat is told and shown the seed
 
     @classmethod
     def of(cls, r: TableRow) -> TableInfo:
-        return cls(r.id, r.name, r.created_at, r.rules, r.seed, r.first, list(r.seats), r.clock, r.status,
-                   r.num_actions, r.winner, r.rematch_of, r.rematch)
+        seed = int(r.secret, 16) if r.secret else r.seed  # the secret is the deal's seed
+        return cls(r.id, r.name, r.created_at, r.rules, seed, r.first, list(r.seats), r.clock, r.status,
+                   r.num_actions, r.winner, r.rematch_of, r.rematch, bool(r.seeded))
 
     def ruleset(self) -> RuleSet:
         return RuleSet.from_dict(self.rules, where=f"table {self.id} rules")
@@ -238,8 +245,15 @@ class Store:
 
     # -- tables -------------------------------------------------------------------
     def create_table(self, *, id: str, name: str, rules: dict[str, Any], seed: int, seats: list[dict[str, Any]],
-                     clock: int | None, first: int = 0, rematch_of: str | None = None) -> TableInfo:
-        row = TableRow(id=id, name=name, created_at=_now(), rules=rules, seed=seed, first=first, seats=seats,
+                     clock: int | None, first: int = 0, rematch_of: str | None = None,
+                     seeded: bool = False) -> TableInfo:
+        """``seed``: the deal's seed, of any size (a secret one is kept as hex: it is too big for
+        BIGINT); ``seeded``: it was chosen by the creator (a practice table, marked as such)."""
+        if seed < 0:
+            raise StorageError(f"a seed is 0 or more, got {seed}")
+        small = seeded and seed < 2**63
+        row = TableRow(id=id, name=name, created_at=_now(), rules=rules, seed=seed if small else 0,
+                       secret=None if small else format(seed, "x"), seeded=seeded, first=first, seats=seats,
                        clock=clock, status="playing", num_actions=0, rematch_of=rematch_of)
         with self.sessions.begin() as s:
             s.add(row)

@@ -28,7 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bots import Bot, decide, decide_and_return, make_bot
+from ..bots import OPTIONS, Bot, decide, decide_and_return, make_bot, parse_spec
 from ..engine import (
     Action,
     ActionFormatError,
@@ -61,12 +61,50 @@ LOG_TAIL = 400  # log entries sent on (re)connect
 BOT_LEVELS = ("random", "heuristic", "ismcts")
 
 
+#: a search bot's budget per decision on this server: more is refused at table creation, and
+#: every search also stops after MAX_BOT_SECONDS whatever its spec says (one huge spec would
+#: otherwise hold a worker process, and every table waiting on it, for hours)
+MAX_BOT_ITERATIONS = 20_000
+MAX_BOT_SECONDS = 5.0
+#: bits of the secret a table's deal comes from (Python's ``random.Random`` takes the whole int)
+SECRET_BITS = 128
+
+
+def check_bot_spec(spec: str) -> str:
+    """The spec, checked: an unknown bot or option, a bad value or a budget past the server's
+    caps raises ``ValueError`` naming the problem."""
+    name, opts = parse_spec(spec)
+    if name not in BOT_LEVELS:
+        raise ValueError(f"unknown bot {name!r}; this server offers: {', '.join(BOT_LEVELS)}")
+    it, sec = opts.get("iterations"), opts.get("seconds")
+    if isinstance(it, (int, float)) and it > MAX_BOT_ITERATIONS:
+        raise ValueError(f"bot spec {spec!r}: at most iterations={MAX_BOT_ITERATIONS} on this server")
+    if isinstance(sec, (int, float)) and sec > MAX_BOT_SECONDS:
+        raise ValueError(f"bot spec {spec!r}: at most seconds={MAX_BOT_SECONDS:g} on this server")
+    make_bot(spec, seed=0)  # the bot's own checks (option names and values)
+    return spec.strip()
+
+
 def bot_for(spec: str, seed: int | None) -> tuple[Bot, str]:
-    """``make_bot(spec)``, or the random bot when that level is not built yet."""
+    """The bot of a seat's spec, its budget capped (``seconds`` at most MAX_BOT_SECONDS, for a
+    search bot even when the spec sets only iterations); a spec this server refuses (e.g. a
+    table stored before the caps) plays as the capped default of its level, with a warning."""
     try:
-        return make_bot(spec, seed=seed), spec
-    except ValueError:
-        return make_bot("random", seed=seed), "random"
+        check_bot_spec(spec)
+    except ValueError as e:
+        level = parse_spec(spec)[0] if spec.strip() else "random"
+        log.warning("bot spec %r refused (%s): the seat plays %s", spec, e,
+                    level if level in BOT_LEVELS else "random")
+        spec = level if level in BOT_LEVELS else "random"
+    name, opts = parse_spec(spec)
+    if "seconds" in OPTIONS.get(name, ()) and "seconds" not in opts:
+        if "iterations" in OPTIONS[name] and "iterations" not in opts:  # keep the default budget
+            default = getattr(make_bot(name, seed=0), "iterations", None)
+            if default is not None:
+                opts["iterations"] = default
+        opts["seconds"] = MAX_BOT_SECONDS
+        spec = name + ":" + ",".join(f"{k}={v}" for k, v in opts.items())
+    return make_bot(spec, seed=seed), spec
 
 
 def ability_text(text: str) -> str:
@@ -178,6 +216,8 @@ def summary(info: TableInfo, connected: list[bool] | None = None, turn: int = 0,
                   for i, s in enumerate(info.seats)],
         "rules": rules_json(rules), "clock": info.clock, "status": info.status, "turn": turn,
         "winner": info.winner, "rematch": info.rematch, "rematch_of": info.rematch_of,
+        # a practice table's seed was chosen by its creator, who may know every card: all see it
+        "practice": info.seeded, "seed": info.seed if info.seeded else None,
     }
 
 
@@ -307,12 +347,10 @@ class Manager:
         for i, s in enumerate(spec.seats):
             if s.kind == "bot":
                 bots += 1
-                level = (s.bot or "random").strip()
                 try:
-                    make_bot(level, seed=0)
+                    level = check_bot_spec(s.bot or "random")
                 except ValueError as e:
-                    if level.split(":")[0] not in BOT_LEVELS:
-                        raise ProtocolError("bad_bot", f"seat {i}: {e}") from None
+                    raise ProtocolError("bad_bot", f"seat {i}: {e}") from None
                 seats.append({"kind": "bot", "bot": level, "name": s.name or f"Bot {bots} ({level.split(':')[0]})"})
                 tokens.append(None)
             else:
@@ -321,11 +359,17 @@ class Manager:
                 seats.append({"kind": "human", "bot": None, "name": s.name or f"Player {humans}",
                               "token_sha256": token_digest(tok)})  # the token itself is stored nowhere
                 tokens.append(tok)
-        seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
+        if spec.seed is not None and not spec.practice:
+            raise ProtocolError("seed_needs_practice", "a chosen seed is allowed only on a practice table "
+                                "(\"practice\": true), which every seat sees marked with its seed")
+        if spec.practice:  # the seed is shown to every seat: a shorter one reads better
+            seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
+        else:  # secret: nobody can search the seeds from their own hand
+            seed = secrets.randbits(SECRET_BITS)
         info = await asyncio.to_thread(
             self.store.create_table, id=secrets.token_urlsafe(6).replace("-", "x").replace("_", "y"),
             name=spec.name or f"{len(seats)}-seat table", rules=rules.to_dict(), seed=seed, seats=seats,
-            clock=spec.clock)
+            clock=spec.clock, seeded=spec.practice)
         table = await self.get(info.id)
         assert table is not None
         return info, tokens
@@ -673,7 +717,7 @@ class Manager:
                 new_id = secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
                 await asyncio.to_thread(
                     self.store.create_table, id=new_id, name=info.name, rules=info.rules,
-                    seed=secrets.randbelow(2**31), seats=info.seats, clock=info.clock,
+                    seed=secrets.randbits(SECRET_BITS), seats=info.seats, clock=info.clock,
                     first=(info.first + 1) % len(info.seats), rematch_of=info.id)
                 got = await asyncio.to_thread(self.store.set_rematch, info.id, new_id)
                 t.info = _with(info, rematch=got)
