@@ -216,6 +216,41 @@ def _pg_bin() -> str | None:
     return None
 
 
+class PgCluster:
+    """A throw-away PostgreSQL cluster of its own (initdb in a temporary folder), which a test
+    may stop and start again (``pg_ctl``)."""
+
+    def __init__(self, pgbin: str) -> None:
+        self.pgbin = pgbin
+        self.dir = tempfile.mkdtemp(prefix="civlite-pg-")
+        self.as_pg: list[str] = []
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres")
+            self.as_pg = ["runuser", "-u", "postgres", "--"]
+        self.port = free_port()
+        self.data = os.path.join(self.dir, "data")
+        subprocess.run([*self.as_pg, f"{pgbin}/initdb", "-D", self.data, "-U", "postgres", "-A", "trust", "-E",
+                        "UTF8", "--no-sync"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> PgCluster:
+        subprocess.run([*self.as_pg, f"{self.pgbin}/pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "server.log"),
+                        "-w", "-o", f"-k {self.dir} -p {self.port} -c listen_addresses=127.0.0.1 -c fsync=off "
+                        "-c max_connections=200", "start"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return self
+
+    def stop(self, mode: str = "fast") -> None:
+        subprocess.run([*self.as_pg, f"{self.pgbin}/pg_ctl", "-D", self.data, "-m", mode, "-w", "stop"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def remove(self) -> None:
+        self.stop("immediate")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
     """A throw-away PostgreSQL cluster (skips when no binaries); yields its admin URL."""
@@ -226,24 +261,24 @@ def pg_server() -> Iterator[str]:
     pgbin = _pg_bin()
     if pgbin is None:
         pytest.skip("no PostgreSQL binaries under /usr/lib/postgresql/*/bin")
-    d = tempfile.mkdtemp(prefix="civlite-pg-")
-    as_pg: list[str] = []
-    if os.geteuid() == 0:
-        shutil.chown(d, "postgres")
-        as_pg = ["runuser", "-u", "postgres", "--"]
-    port = free_port()
-    data = os.path.join(d, "data")
-    subprocess.run([*as_pg, f"{pgbin}/initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    subprocess.run([*as_pg, f"{pgbin}/pg_ctl", "-D", data, "-l", os.path.join(d, "server.log"), "-w", "-o",
-                    f"-k {d} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", "start"],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cluster = PgCluster(pgbin).start()
     try:
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        yield cluster.url
     finally:
-        subprocess.run([*as_pg, f"{pgbin}/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        shutil.rmtree(d, ignore_errors=True)
+        cluster.remove()
+
+
+@pytest.fixture
+def pg_cluster() -> Iterator[PgCluster]:
+    """A PostgreSQL cluster of this test's own, to stop and start (skips when no binaries)."""
+    pgbin = _pg_bin()
+    if pgbin is None:
+        pytest.skip("no PostgreSQL binaries under /usr/lib/postgresql/*/bin")
+    cluster = PgCluster(pgbin).start()
+    try:
+        yield cluster
+    finally:
+        cluster.remove()
 
 
 @pytest.fixture

@@ -92,7 +92,7 @@ def test_a_storage_failure_changes_nothing_and_keeps_the_connection(tmp_path: Pa
         store.append_many = broken  # type: ignore[method-assign]
         await m.handle(c, act("a1", {"do": "pass"}))
         err = c.frames[-1]
-        assert err["type"] == "error" and err["code"] == "storage" and "nothing changed" in err["message"]
+        assert err["type"] == "error" and err["code"] == "not_stored" and "nothing changed" in err["message"]
         t = m.tables[info.id]
         assert t.game.state_json() == before and t.seq == 0
         store.append_many = real  # type: ignore[method-assign]

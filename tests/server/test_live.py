@@ -141,7 +141,13 @@ def test_hostile_input_10000_messages(server: ServerProc, suits: dict[str, int])
     for i in range(10000):
         k = i % 10
         if k == 0:
-            hostile.append((mover, "{" * rng.randint(1, 50), "error"))
+            if i % 30 == 10:  # valid JSON nested 1,000 deep
+                hostile.append((mover, "[" * 1000 + "]" * 1000, "error"))
+            elif i % 30 == 20:  # a deep action
+                deep = "[" * 900 + "]" * 900
+                hostile.append((mover, f'{{"v": 1, "type": "action", "id": "d{i}", "action": {{"do": {deep}}}}}', "error"))
+            else:
+                hostile.append((mover, "{" * rng.randint(1, 50), "error"))
         elif k == 1:
             hostile.append((mover, json.dumps({"v": rng.choice([0, 2, "1", None]), "type": "ping"}), "error"))
         elif k == 2:
@@ -161,10 +167,14 @@ def test_hostile_input_10000_messages(server: ServerProc, suits: dict[str, int])
             hostile.append((mover, json.dumps({"v": 1, "type": "action", "id": f"h{i}", "action": {"do": "pass", "player": 7}}), "error"))
         elif k == 7:
             hostile.append((mover, bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 40))), "error"))
+        elif k == 8 and i % 20 == 8:  # 'do' of the wrong type
+            bad = rng.choice([[], {}, 5, None, True, ["pass"]])
+            hostile.append((mover, json.dumps({"v": 1, "type": "action", "id": f"h{i}", "action": {"do": bad}}), "error"))
         elif k == 8:
             hostile.append((mover, json.dumps({"v": 1, "type": rng.choice(["hello", "action", "x", 5]), "id": i}), "error"))
         else:
             hostile.append((mover, json.dumps([1, 2, {"v": 1}]) if i % 20 == 9 else "x" * 17000, "error"))
+    log_from = server.log_path.stat().st_size
     replies: dict[Client, list[dict]] = {a: [], b: []}
     for start in range(0, len(hostile), 500):  # in bursts: a client that never reads gets dropped
         sent = {a: 0, b: 0}
@@ -185,6 +195,8 @@ def test_hostile_input_10000_messages(server: ServerProc, suits: dict[str, int])
     errs = [m for c in (a, b) for m in replies[c] if m["type"] == "error"]
     assert len(errs) == 9000 and all(m["code"] and m["message"] for m in errs)
     assert server.alive()
+    logged = server.log_path.read_bytes()[log_from:].decode(errors="replace")
+    assert "Traceback" not in logged and "ERROR" not in logged and "internal error" not in logged, logged[-3000:]
     after_rows = store.load_actions(t["id"])
     assert after_rows == before_rows
     after = {s: Client(server.ws_url).hello(t["id"], token_of(t, s)) for s in (0, 1)}

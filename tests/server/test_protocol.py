@@ -27,9 +27,18 @@ def test_valid_messages_parse() -> None:
     ('{"v": 1, "type": "ping", "extra": 1}', "malformed"),
     (b"\xff\xfe", "malformed"),
     ("x" * 20000, "malformed"),
+    ("[" * 1000 + "]" * 1000, "malformed"),  # deeper than the JSON parser goes
+    ('{"v": 1, "type": "action", "id": "a", "action": {"do": ' + "[" * 20 + "]" * 20 + "}}", "malformed"),
 ])
 def test_bad_messages_name_the_problem(raw: str | bytes, code: str) -> None:
     with pytest.raises(ProtocolError) as e:
         parse_client(raw)
     assert e.value.code == code
     assert e.value.message
+
+
+def test_deep_nesting_is_named() -> None:
+    for raw in ("[" * 1000 + "]" * 1000, '{"v": 1, "type": "ping", "x": ' + "[" * 17 + "]" * 17 + "}"):
+        with pytest.raises(ProtocolError, match="nested deeper than 16 levels"):
+            parse_client(raw)
+    assert parse_client('{"v": 1, "type": "action", "id": "a", "action": {"do": "pass", "cards": []}}')

@@ -64,6 +64,11 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     app = FastAPI(title="Civ Lite: Ancients", version=str(VERSION), lifespan=lifespan)
 
+    @app.exception_handler(ProtocolError)
+    async def refused(request: Request, e: ProtocolError) -> JSONResponse:
+        status = 503 if e.code in ("unavailable", "not_stored") else 422
+        return JSONResponse({"code": e.code, "detail": e.message}, status_code=status)
+
     def mgr(request: Request) -> Manager:
         m: Manager = request.app.state.manager
         return m
@@ -80,10 +85,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     @app.post("/api/tables", status_code=201)
     async def create(spec: CreateTable, request: Request) -> Any:
-        try:
-            info, tokens = await mgr(request).create_table(spec)
-        except ProtocolError as e:
-            return JSONResponse({"code": e.code, "detail": e.message}, status_code=422)
+        info, tokens = await mgr(request).create_table(spec)
         out = summary(info)
         for s, tok in zip(out["seats"], tokens, strict=True):
             s["invite"] = f"/t/{info.id}#k={tok}" if tok else None

@@ -63,6 +63,25 @@ class ProtocolError(ValueError):
         self.message = message
 
 
+#: how deep a client's JSON may nest (a real message is 4 levels deep)
+MAX_DEPTH = 16
+
+
+def _too_deep(data: Any) -> bool:
+    level: list[Any] = [data]
+    for _ in range(MAX_DEPTH + 1):
+        nxt: list[Any] = []
+        for x in level:
+            if isinstance(x, dict):
+                nxt.extend(x.values())
+            elif isinstance(x, list):
+                nxt.extend(x)
+        if not nxt:
+            return False
+        level = nxt
+    return True
+
+
 def parse_client(raw: str | bytes) -> Hello | ActionMsg | Rematch | Ping:
     """Parse one client frame; raises :class:`ProtocolError` naming the problem."""
     if isinstance(raw, bytes):
@@ -76,6 +95,10 @@ def parse_client(raw: str | bytes) -> Hello | ActionMsg | Rematch | Ping:
         data = json.loads(raw)
     except ValueError as e:
         raise ProtocolError("malformed", f"not valid JSON: {e}") from None
+    except RecursionError:
+        data = _client  # a marker: too deep for the parser itself
+    if data is _client or _too_deep(data):
+        raise ProtocolError("malformed", f"JSON nested deeper than {MAX_DEPTH} levels")
     if not isinstance(data, dict):
         raise ProtocolError("malformed", "a message is a JSON object like {\"v\": 1, \"type\": \"ping\"}")
     if data.get("v") != VERSION or isinstance(data.get("v"), bool):

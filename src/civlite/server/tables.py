@@ -184,6 +184,7 @@ class Table:
     task: asyncio.Task[None] | None = None  # the pending bot move or clock
     deadline: float | None = None  # epoch seconds when the clock runs out
     task_seq: int = -1
+    unsure: bool = False  # a write failed: reload from storage before the next move
 
     @property
     def id(self) -> str:
@@ -222,14 +223,15 @@ def summary(info: TableInfo, connected: list[bool] | None = None, turn: int = 0,
 
 
 class Committer:
-    """Group commit: appends queued while a transaction runs go into the next one."""
+    """Group commit: appends queued while a transaction runs go into the next one. Commits run
+    in a thread, on SQLite too: with synchronous=FULL a commit waits for the disk (12 ms on the
+    test machine), which on the event loop would stall every table."""
 
     def __init__(self, store: Store, max_batch: int = 256) -> None:
         self.store = store
         self.max_batch = max_batch
         self.queue: asyncio.Queue[tuple[Append, asyncio.Future[None]]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
-        self.inline = not store.is_postgres
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run())
@@ -252,10 +254,7 @@ class Committer:
                 items.append(self.queue.get_nowait())
             batch = [a for a, _ in items]
             try:
-                if self.inline:  # SQLite: a local commit is ~0.3 ms; a thread hop costs more under load
-                    self.store.append_many(batch)
-                else:
-                    await asyncio.to_thread(self.store.append_many, batch)
+                await asyncio.to_thread(self.store.append_many, batch)
             except Exception as e:  # storage down: every item fails
                 for _a, f in items:
                     if not f.done():
@@ -311,10 +310,14 @@ class Manager:
         """After a (re)start: rebuild the unfinished tables from storage so their bots and clocks go on."""
         try:
             infos = await asyncio.to_thread(self.store.list_tables, "playing", limit)
-            for info in infos:
+        except Exception as e:
+            log.error("could not list the tables to resume: %s: %s", type(e).__name__, e)
+            return
+        for info in infos:  # a table that does not load is reported and skipped: the others go on
+            try:
                 await self.get(info.id)
-        except Exception:
-            log.exception("could not resume tables")
+            except ProtocolError as e:
+                log.error("table %s not resumed: %s", info.id, e.message)
 
     async def stop(self) -> None:
         if self._stop is not None:
@@ -366,10 +369,15 @@ class Manager:
             seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
         else:  # secret: nobody can search the seeds from their own hand
             seed = secrets.randbits(SECRET_BITS)
-        info = await asyncio.to_thread(
-            self.store.create_table, id=secrets.token_urlsafe(6).replace("-", "x").replace("_", "y"),
-            name=spec.name or f"{len(seats)}-seat table", rules=rules.to_dict(), seed=seed, seats=seats,
-            clock=spec.clock, seeded=spec.practice)
+        try:
+            info = await asyncio.to_thread(
+                self.store.create_table, id=secrets.token_urlsafe(6).replace("-", "x").replace("_", "y"),
+                name=spec.name or f"{len(seats)}-seat table", rules=rules.to_dict(), seed=seed, seats=seats,
+                clock=spec.clock, seeded=spec.practice)
+        except Exception as e:
+            log.warning("a table could not be stored: %s: %s", type(e).__name__, e)
+            raise ProtocolError("unavailable", f"the table could not be stored ({type(e).__name__}): "
+                                "try again in a moment") from None
         table = await self.get(info.id)
         assert table is not None
         return info, tokens
@@ -383,7 +391,12 @@ class Manager:
             t = self.tables.get(table_id)
             if t is not None:
                 return t
-            t = await asyncio.to_thread(self._load, table_id)
+            try:
+                t = await asyncio.to_thread(self._load, table_id)
+            except Exception as e:  # storage down, or a stored game that no longer replays
+                log.warning("table %s could not be loaded: %s: %s", table_id, type(e).__name__, e)
+                raise ProtocolError("unavailable", f"table {table_id!r} could not be loaded now "
+                                    f"({type(e).__name__}); nothing changed: try again later") from None
             if t is None:
                 self._loading.pop(table_id, None)  # unknown ids leave nothing behind
                 return None
@@ -411,6 +424,16 @@ class Manager:
             if s.get("kind") == "bot":
                 t.bots[i], _ = bot_for(str(s.get("bot") or "random"), info.seed * 10 + i)
         return t
+
+    async def _recover(self, t: Table) -> None:
+        """After a failed write: reload the table from storage (the write may have landed
+        before the connection broke) before any other move; refused while storage is down."""
+        try:
+            await self._reload(t)
+        except Exception as e:
+            raise ProtocolError("not_stored", "storage is not answering, so no move can be stored now (nothing "
+                                f"changed): try again in a moment ({type(e).__name__})") from None
+        t.unsure = False
 
     async def _reload(self, t: Table) -> None:
         """Rebuild a table from storage (after a conflict or a storage error); resend everyone's state."""
@@ -552,6 +575,9 @@ class Manager:
         seat = conn.seat
         if seat is None:
             raise ProtocolError("spectator", "a spectator cannot play: use a seat's invite link")
+        if not isinstance(msg.action.get("do"), str):
+            raise ProtocolError("bad_action", "an action names what it does in 'do', a string such as "
+                                f"\"pass\", \"basic\" or \"meld\"; got {str(msg.action.get('do'))[:40]!r}")
         try:
             raw = dict(msg.action)
             if raw.get("player") is not None and raw.get("player") != seat:
@@ -575,14 +601,25 @@ class Manager:
                     conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": t.client_ids[key],
                                "duplicate": True})
                 return t.client_ids[key]
-            g = t.game
-            if g.is_over:
+            if t.unsure:  # a write failed: whether it landed is known only once storage answers again
+                await self._recover(t)
+                if key is not None and key in t.client_ids:  # it had landed after all
+                    if conn is not None:
+                        conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": t.client_ids[key],
+                                   "duplicate": True})
+                    return t.client_ids[key]
+                if expect_seq is not None and t.seq != expect_seq:
+                    return None
+            if t.game.is_over:
                 raise ProtocolError("game_over", "the game is over: no more decisions are taken")
-            pending = g.pending
+            pending = t.game.pending
             assert pending is not None
             if pending.player != seat:
                 raise ProtocolError("not_your_turn",
                                     f"seat {seat} may not decide now: the pending decision is seat {pending.player}'s {pending.kind}")
+            # the move is played on a copy, which replaces the game only once it is stored: a
+            # write that fails leaves the table exactly as it was
+            g = t.game.clone()
             try:
                 events = g.apply(action)
             except IllegalActionError as e:
@@ -592,7 +629,8 @@ class Manager:
             try:
                 await self.committer.commit(a)
             except ConflictError:
-                await self._reload(t)
+                t.unsure = True
+                await self._recover(t)
                 if key is not None and key in t.client_ids:
                     if conn is not None:
                         conn.send({"v": VERSION, "type": "ack", "id": client_id, "seq": t.client_ids[key],
@@ -600,8 +638,11 @@ class Manager:
                     return t.client_ids[key]
                 raise ProtocolError("conflict", "another move was made first; your view has been refreshed") from None
             except StorageError as e:
-                await self._reload(t)
-                raise ProtocolError("storage", f"the move could not be stored, nothing changed: {e}") from None
+                t.unsure = True
+                log.warning("table %s: move %d not stored: %s", t.id, seq, e)
+                raise ProtocolError("not_stored", "the move was not stored (storage is not answering), so nothing "
+                                    "changed: try again in a moment") from None
+            t.game = g
             t.seq = seq
             t.log.extend((seq, e) for e in events)
             if key is not None:
@@ -662,8 +703,18 @@ class Manager:
             raise
         except ProtocolError as e:
             log.warning("bot move refused on table %s: %s", t.id, e)
+            if e.code == "not_stored":
+                self._retry_later(t)
         except Exception:
             log.exception("bot move failed on table %s", t.id)
+
+    def _retry_later(self, t: Table, delay: float = 1.0) -> None:
+        """A bot or clock move that storage refused is tried again once it may answer."""
+        def again() -> None:
+            if self.tables.get(t.id) is t and t.task is None:
+                self._schedule(t)
+
+        asyncio.get_running_loop().call_later(delay, again)
 
     async def _think(self, t: Table, seat: int, bot: Bot, snapshot: Game) -> Action:
         """The bot's decision, off the event loop: a search bot in the worker processes (its
@@ -699,6 +750,8 @@ class Manager:
             raise
         except ProtocolError as e:
             log.warning("clock move refused on table %s: %s", t.id, e)
+            if e.code == "not_stored":
+                self._retry_later(t)
         except Exception:
             log.exception("clock move failed on table %s", t.id)
 
