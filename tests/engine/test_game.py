@@ -159,12 +159,16 @@ def test_r5_1_target_required_with_three_players_and_not_self() -> None:
         g.apply(Basic(["Spearmen"], 0))
     with pytest.raises(IllegalActionError, match="target seat 7 does not exist"):
         g.apply(Basic(["Spearmen"], 7))
-    with pytest.raises(IllegalActionError, match="does not choose an opponent"):
-        pos([["Sphinx"], [], []]).apply(Basic(["Sphinx"], 0))
-    g2 = pos([["Sphinx"], [], []])
-    g2.apply(Basic(["Sphinx"], 1))  # a harmless target on Greatness is ignored
-    assert g2.ct[0] == 1
     assert g.state_json() == before
+
+
+@pytest.mark.parametrize("target", [0, 1, 2, 7])
+def test_r9_2_target_on_an_ability_without_one_is_rejected_whatever_seat(target: int) -> None:
+    g = pos([["Sphinx"], [], []])
+    before = g.state_json()
+    with pytest.raises(IllegalActionError, match="does not choose an opponent") as e:
+        g.apply(Basic(["Sphinx"], target))
+    assert e.value.rule == "R9.2" and g.state_json() == before
 
 
 def test_r5_setback_target_decides() -> None:
@@ -230,6 +234,9 @@ def test_r8_1_meld_win_stops_before_drawing() -> None:
     assert g.is_over and g.winner == 0 and g.pending is None and g.ct[0] == 22
     assert ev[-1].kind == "win" and ev[-1].rule == "R8.1"
     assert len(g.deck) == 1
+    # R7.2: the meld has left the hand (onto the discard pile) before the win
+    assert g.hands[0] == [] and sorted(c.name for c in g.view(1).discard) == sorted(MELD)
+    assert [e.kind for e in ev] == ["meld", "gain_ct", "win"]
     with pytest.raises(GameOverError):
         g.apply(Pass())
 

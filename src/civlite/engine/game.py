@@ -503,11 +503,9 @@ class Game:
             if target == p:
                 raise IllegalActionError(f"{ability.name} targets an opponent, not seat {p} itself", "R5.1")
         else:
-            # a target on an ability that chooses none has no effect; it must still name
-            # an opponent, so that a mistyped seat is not silently accepted
-            if target is not None and (not 0 <= target < self.n or target == p):
+            if target is not None:  # R9.2: rejected whatever seat it names
                 raise IllegalActionError(
-                    f"{ability.name} does not choose an opponent, and seat {target} is not one", "R5.1"
+                    f"{ability.name} does not choose an opponent: remove 'target' (seat {target})", "R9.2"
                 )
             target = -1
         return ability, ids, target
@@ -833,12 +831,14 @@ class Game:
     def _meld(self, ids: list[int]) -> None:
         p = self.active
         r = self.rules
+        # R7.2: the 7 cards go to the discard pile, then the CT, then the draw; a meld
+        # that wins (R8.1) has left the hand and draws nothing
+        self._remove_from_hand(p, ids)
+        self.discard.extend(ids)
         self._ev.append(Event("meld", "R7.2", p, cards=tuple(ids), count=len(ids), amount=r.meld_ct))
         self._gain(p, r.meld_ct, "R7.2", "Meld")
         if self.over:
             return
-        self._remove_from_hand(p, ids)
-        self.discard.extend(ids)
         self._draw(p, r.meld_draw, "R7.2", "Meld")
         self._enter_fall()
 
