@@ -16,6 +16,7 @@ app = typer.Typer(
     help="Civ Lite: Ancients — rules engine, bots, balance lab, online and terminal play.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,  # a traceback must never print a hand
     add_completion=False,
 )
 err = Console(stderr=True)
@@ -120,33 +121,53 @@ def rules(
 def play(
     seats: Annotated[Optional[str], typer.Option(
         "--seats", "-s",
-        help="comma-separated seats, each 'human', a human's name or a bot level (random, heuristic, ismcts); "
-             "given: the game starts at once, else a set-up screen opens")] = None,
+        help="comma-separated seats, each 'human', 'human:NAME', a name, or a bot spec (random, heuristic, "
+             "ismcts, ismcts:seconds=1); given: the game starts at once, else a set-up screen opens")] = None,
     rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
     seed: Annotated[Optional[int], typer.Option(help="random seed of the game")] = None,
     resume: Annotated[Optional[Path], typer.Option(help="a saved game (record file) to play on")] = None,
-    save: Annotated[Optional[Path], typer.Option(help="save the record to this file after every move")] = None,
-    delay: Annotated[float, typer.Option(help="seconds a bot waits before it moves (the speed; + and - change it)")] = 0.6,
+    cont: Annotated[bool, typer.Option("--continue", "-c",
+                                       help="play on the last unfinished game saved in the user data dir")] = False,
+    save: Annotated[Optional[Path], typer.Option(
+        help="save the record to this file after every move (default: a new file in the user data dir)")] = None,
+    delay: Annotated[float, typer.Option(
+        min=0.0, help="seconds a bot waits before it moves (the speed; + and - change it)")] = 0.6,
 ) -> None:
     """Play in the terminal (Textual app): humans hot-seat and bots, at one table."""
     try:
         from .tui import CivliteApp, Session, parse_seats
         from .tui.screens import SetupScreen
+        from .tui.session import check_writable, last_unfinished
     except ImportError as e:  # pragma: no cover - depends on the install
         raise _fail(f"the terminal app needs the tui extra: pip install 'civlite[tui]' ({e})") from None
     from .engine import RecordError
 
     rs = load_rules(rules)
+    if cont:
+        if resume is not None:
+            raise _fail("--continue and --resume both name a game to play on: give one")
+        resume = last_unfinished()
+        if resume is None:
+            raise _fail("--continue: no unfinished game is saved (civlite play starts a new one)")
     session = None
     try:
+        if save is not None:
+            check_writable(save)
+        specs = parse_seats(seats) if seats is not None else None
         if resume is not None:
-            session = Session.resume(resume, seats=parse_seats(seats) if seats else None, save_path=save)
-        elif seats is not None:
-            session = Session.new(parse_seats(seats), rules=rs, seed=seed, save_path=save)
-    except (RecordError, ValueError) as e:
+            session = Session.resume(resume, seats=specs, save_path=save)
+        elif specs is not None:
+            session = Session.new(specs, rules=rs, seed=seed, save_path=save)
+    except (RecordError, ValueError, OSError) as e:
         raise _fail(str(e)) from None
     setup = SetupScreen(rules_path=str(rules) if rules else "", seed="" if seed is None else str(seed))
-    CivliteApp(session, delay=delay, save_path=save, setup=setup).run()
+    tui = CivliteApp(session, delay=delay, save_path=save, setup=setup)
+    tui.run()
+    if tui.session is not None and tui.session.save_path is not None and not tui.session.game.is_over:
+        err.print(f"The game is saved in {tui.session.save_path}: "
+                  f"civlite play --resume {tui.session.save_path} (or --continue) plays on.", highlight=False)
+    if tui.return_code:
+        raise typer.Exit(tui.return_code)
 
 
 @app.command()
@@ -162,7 +183,10 @@ def replay(file: Annotated[Path, typer.Argument(help="a saved game (record file)
         rec = Replay.load(file)
     except (RecordError, ValueError) as e:
         raise _fail(str(e)) from None
-    ReplayApp(rec).run()
+    tui = ReplayApp(rec)
+    tui.run()
+    if tui.return_code:
+        raise typer.Exit(tui.return_code)
 
 
 @app.command()

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from textual.pilot import Pilot
 from textual.widgets import Button, OptionList, SelectionList
 
 from civlite.engine import Card, GameRecord, Meld
 from civlite.tui import CivliteApp, Replay, ReplayApp, SeatSpec, Session
-from civlite.tui.screens import HelpScreen, PassScreen, ReplayScreen, SetupScreen, TableScreen
+from civlite.tui.screens import HelpScreen, PassScreen, ReplayScreen, ResultsScreen, SetupScreen, TableScreen
 from civlite.tui.widgets import DecisionPanel
 
 from .helpers import FAST, SIZE, action_app, action_state, meld_state, run_async, screen_text, session_at, settle
@@ -42,9 +44,17 @@ async def test_full_game_against_bots_to_the_end(tmp_path: Path) -> None:
                 await pilot.press("c")
         assert s.game.is_over
         await pilot.pause()
-        assert panel(app).mode == "over"
+        # the end screen: the standings, and every hand revealed
+        assert isinstance(app.screen, ResultsScreen)
         text = screen_text(app)
-        assert "Game over" in text and f"seat {s.game.winner}" in text
+        winner = s.game.winner
+        assert winner is not None and f"{s.names[winner]} wins with {s.game.ct[winner]} CT" in text
+        assert all(c.name in text for seat in range(3) for c in s.game.hand(seat))
+        assert text.index(s.names[winner]) < min(text.index(s.names[i]) for i in range(3) if i != winner)
+        await pilot.press("escape")  # back to the table: its log and the end
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and panel(app).mode == "over"
+        assert "Game over" in screen_text(app)
     # the autosaved record replays to the same end
     game = GameRecord.load(save).replay()
     assert game.is_over and game.winner == s.game.winner and game.state_json() == s.game.state_json()
@@ -53,6 +63,7 @@ async def test_full_game_against_bots_to_the_end(tmp_path: Path) -> None:
 @run_async
 async def test_number_keys_and_mouse_answer_the_decision() -> None:
     s, app = action_app()
+    s.auto_pass_meld.clear()  # ask the meld decision even when no meld is possible
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         dp = panel(app)
@@ -66,7 +77,7 @@ async def test_number_keys_and_mouse_answer_the_decision() -> None:
         await pilot.click(OptionList, offset=(4, 0))
         await pilot.pause()
         assert s.game.pending is not None and s.game.pending.kind == "meld"
-        assert "Vision: seat 0 took" in screen_text(app)
+        assert "Vision: ann took" in screen_text(app)  # the log names the players
         await pilot.press("p")  # pass the meld
         await settle(pilot, s)
         assert s.game.turn == 2 or s.to_move == 0
@@ -181,6 +192,8 @@ async def test_spectator_table_for_bots_only() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, s)
         assert s.game.is_over and app.table.viewer is None
+        await pilot.press("escape")  # from the end screen back to the table
+        await pilot.pause()
         text = screen_text(app)
         assert "spectator" in text
         drawn = [e for e in s.events if e.kind == "draw" and e.secret]
@@ -227,7 +240,7 @@ async def test_setup_screen_resumes_a_saved_game(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         assert app.session is not None
-        assert app.session.game.actions == s.game.actions
+        assert app.session.game.actions[: len(s.game.actions)] == s.game.actions
         assert app.session.seats[1].kind == "heuristic"
 
 
@@ -295,6 +308,7 @@ async def test_hot_seat_setback_target_answers_on_its_own_screen() -> None:
     state["players"][0]["hand"].append("Flood")
     state["players"][1]["hand"] = ["Celts", "Goths", "Huns", "Famine"]
     s = session_at(state, [SeatSpec("human", "ann"), SeatSpec("human", "bob")])
+    s.auto_pass_meld.clear()
     app = CivliteApp(s, delay=0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")  # seat 0 takes the screen
@@ -315,7 +329,7 @@ async def test_hot_seat_setback_target_answers_on_its_own_screen() -> None:
         await pilot.pause()
         assert app.table.viewer == 0
         text = screen_text(app)
-        assert "Setback: seat 1 discarded Celts, Goths" in text  # the discard is public (R3.2)
+        assert "Setback: bob discarded Celts, Goths" in text  # the discard is public (R3.2)
         assert "Huns" not in text and "Famine" not in text  # the rest of seat 1's hand is not
 
 
@@ -355,3 +369,28 @@ async def test_pay_picker_chooses_which_cards_pay() -> None:
         await pilot.pause()
         played = s.game.actions[0]
         assert played.to_json() == {"do": "basic", "cards": [other.name]}
+
+
+def test_a_crash_report_shows_no_hand(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual prints a crash with every frame's locals (the session, its game: every hand).
+    The app prints the frames and the error only, and exits non-zero."""
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    hidden = {c.name for seat in (0, 1) for c in s.game.hand(seat)}
+
+    def boom(self: Session, action: object) -> None:
+        hand = self.game.hand(1)  # a local holding a hidden hand
+        raise RuntimeError(f"boom ({len(hand)} cards)")
+
+    monkeypatch.setattr(Session, "apply", boom)
+    app = CivliteApp(s, delay=0)
+
+    async def auto_pilot(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        await pilot.press("1")
+
+    app.run(headless=True, size=SIZE, auto_pilot=auto_pilot)
+    err = capsys.readouterr().err
+    assert "RuntimeError: boom (4 cards)" in err and "in boom" in err
+    assert not [n for n in hidden if n in err]
+    assert "civlite play --resume" in err  # where the game was saved
+    assert app.return_code == 1

@@ -68,3 +68,38 @@ def test_play_resumes_and_replay_opens(launched: list[Any], tmp_path: Path) -> N
     not_a_record.write_text("{}", encoding="utf-8")
     result = runner.invoke(app, ["replay", str(not_a_record)])
     assert result.exit_code == 2 and "not a civlite record" in result.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--seats", "human,ismcts:foo=1"], "ismcts has no option 'foo'"),
+    (["--seats", "human,heuristc"], "did you mean 'heuristic'?"),
+    (["--seats", "human,heuristic", "--delay", "-1"], "--delay"),
+    (["--seats", "human,random", "--save", "/proc/nope/x.json"], "cannot save the game to /proc/nope/x.json"),
+    (["--save", "/proc/nope/x.json"], "cannot save the game to /proc/nope/x.json"),
+    (["--continue"], "no unfinished game is saved"),
+])
+def test_play_refuses_a_bad_setup_before_it_starts(launched: list[Any], args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["play", *args])
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split()), result.output
+    assert "Traceback" not in result.output and not launched
+
+
+def test_play_continues_the_last_unfinished_game(launched: list[Any], save_dir: Path) -> None:
+    s = Session.new([SeatSpec("human", "ann"), SeatSpec("random")], seed=1)
+    s.apply(s.game.legal_actions()[0])
+    s.save(save_dir / "civlite-20260101-000000.json")
+    result = runner.invoke(app, ["play", "--continue"])
+    assert result.exit_code == 0, result.output
+    (a,) = launched
+    assert a.session.game.actions == s.game.actions
+    assert a.session.save_path == save_dir / "civlite-20260101-000000.json"  # it saves back there
+
+
+def test_a_crashed_app_exits_non_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    def crash(self: CivliteApp, *a: Any, **k: Any) -> None:
+        self._return_code = 1
+
+    monkeypatch.setattr(CivliteApp, "run", crash)
+    result = runner.invoke(app, ["play", "--seats", "human,random"])
+    assert result.exit_code == 1

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from civlite.engine import Advanced, Basic, Card, Discard, Meld, Pass, Take
 from civlite.tui import SeatSpec, Session, choices_for, parse_seats
-from civlite.tui.session import Replay, ability_lines, check_discard, check_meld, check_pay
+from civlite.tui.session import (
+    Replay,
+    SeatError,
+    ability_lines,
+    check_discard,
+    check_meld,
+    check_pay,
+    check_writable,
+    last_unfinished,
+    loggable,
+    new_autosave_path,
+)
 
 from .helpers import FAST, action_state, meld_state, session_at
 
@@ -89,10 +102,11 @@ def test_discard_check_needs_exactly_the_count() -> None:
     assert s.game.is_legal(action)
 
 
-def test_unknown_bot_level_falls_back_to_random() -> None:
-    s = Session.new([SeatSpec("human"), SeatSpec("no-such-level")], seed=1)
-    assert s.notices and "random bot instead" in s.notices[0]
-    assert type(s.bots[1]).__name__ == "RandomBot"
+def test_unknown_bot_is_an_error_not_a_random_bot() -> None:
+    with pytest.raises(SeatError, match="seat 1: unknown bot 'heuristc': did you mean 'heuristic'"):
+        Session.new([SeatSpec("human"), SeatSpec("heuristc")], seed=1)
+    with pytest.raises(SeatError, match="ismcts has no option 'foo'"):
+        Session.new([SeatSpec("human"), SeatSpec("ismcts:foo=1")], seed=1)
 
 
 def test_log_is_redacted_for_each_seat() -> None:
@@ -105,8 +119,10 @@ def test_log_is_redacted_for_each_seat() -> None:
             ch = choices_for(view)
             s.apply(ch[-1].action if ch and ch[-1].action else check_discard(view, view.hand[: view.pending.count])[0]  # type: ignore[union-attr]
                     or Pass())
-    assert s.log_lines(0) == [e.describe(0) for e in s.events]
-    assert s.log_lines(None) == [e.public.describe() for e in s.events]
+    logged = loggable(s.events)
+    assert s.log_lines(0) == [e.describe(0).replace("seat 0", "ann").replace("seat 1", "bot random") for e in logged]
+    assert s.log_lines(None) == [e.public.describe().replace("seat 0", "ann").replace("seat 1", "bot random")
+                                 for e in logged]
     hidden = [(e, seat) for e in s.events if e.secret for seat in (0, 1, None) if seat not in e.seen_by]
     assert hidden, "the game should have had a secret draw by now"
     for e, seat in hidden:
@@ -135,9 +151,9 @@ def test_save_resume_and_replay(tmp_path: Path) -> None:
     assert r.step == r.last and r.game.state_json() == s.game.state_json()
     r.go(-3)
     assert r.step == 0 and r.action_text() == "the deal"
-    assert r.log_lines(0) == [e.describe(0) for e in s.events[:2]]  # the deal's step shows the first Rise
+    assert r.log_lines(0) == [e.describe(0).replace("seat 0", "ann") for e in s.events[:2]]  # the first Rise
     r.go(1)
-    assert r.action_text().startswith("seat 0: ")
+    assert r.action_text().startswith("ann: ")
 
 
 def test_advanced_choice_pays_exactly_its_cost() -> None:
@@ -157,3 +173,64 @@ def test_check_pay_takes_cards_of_the_suit_in_the_right_number() -> None:
     assert action == Advanced([Card("Stonehenge"), Card("Sphinx"), Card("Coliseum")]) and status.startswith("pay with")
     raid = Basic([Card("Spearmen")], 1)
     assert check_pay(raid, [Card("Hoplites")])[0] == Basic([Card("Hoplites")], 1)  # the target is kept
+
+
+def test_parse_seats_is_strict() -> None:
+    with pytest.raises(SeatError, match=r"seat 1: 'heuristc' is not a bot: did you mean 'heuristic'\?"):
+        parse_seats("human,heuristc")
+    with pytest.raises(SeatError, match="ismcts has no option 'foo'"):
+        parse_seats("human,ismcts:foo=1")
+    with pytest.raises(SeatError, match="unknown bot 'heuristc': did you mean 'heuristic'"):
+        parse_seats("human,heuristc:seconds=1")
+    with pytest.raises(SeatError, match="unknown bot 'nosuch'"):
+        parse_seats("human,bot:nosuch")
+    with pytest.raises(SeatError, match="entry 2 is empty"):
+        parse_seats("human,,random")
+    # a player really called like a bot's near miss says so; a bot's name in capitals is that bot
+    seats = parse_seats("human:heuristc,Heuristic,ismcts:seconds=0.5")
+    assert seats == [SeatSpec("human", "heuristc"), SeatSpec("heuristic"), SeatSpec("ismcts:seconds=0.5")]
+
+
+def test_the_log_names_players_and_says_a_meld_gain_once() -> None:
+    s = session_at(meld_state(), HUMAN_BOT)
+    meld = next(c.action for c in choices_for(s.view(0)) if c.key == "meld:D")
+    assert meld is not None
+    events = s.apply(meld)
+    assert [e.kind for e in events[:2]] == ["meld", "gain_ct"]  # the engine reports the gain twice
+    lines = s.log_lines(0)
+    assert sum("gained 5 CT" in line for line in lines) == 1
+    assert any(line.startswith("R7.2 Meld: ann melded") for line in lines)
+    assert not any("seat 0" in line or "seat 1" in line for line in lines)
+    assert any("bot random" in line for line in lines)
+
+
+def test_check_writable(tmp_path: Path) -> None:
+    with pytest.raises(OSError, match=r"cannot save the game to /proc/nope/x\.json"):
+        check_writable(Path("/proc/nope/x.json"))
+    with pytest.raises(OSError, match="is a directory"):
+        check_writable(tmp_path)
+    check_writable(tmp_path / "new.json")
+    assert not (tmp_path / "new.json").exists()  # the check leaves nothing behind
+
+
+def test_a_failed_autosave_is_reported_not_raised(tmp_path: Path) -> None:
+    s = Session.new(HUMAN_BOT, seed=2, save_path=Path("/proc/nope/x.json"))
+    s.apply(Pass())  # the move is made; the save failed
+    assert len(s.game.actions) == 1
+    assert s.save_error is not None and "cannot save to /proc/nope/x.json" in s.save_error
+    s.save_path = tmp_path / "ok.json"
+    s.apply(s.game.legal_actions()[0])
+    assert s.save_error is None and (tmp_path / "ok.json").exists()
+
+
+def test_last_unfinished_game(tmp_path: Path) -> None:
+    assert last_unfinished(tmp_path / "none") is None
+    over = Session.new([SeatSpec("random"), SeatSpec("random")], rules=FAST, seed=1)
+    while over.to_move is not None:
+        over.apply(over.bot_action())
+    over.save(tmp_path / "civlite-1-over.json")
+    on = Session.new(HUMAN_BOT, seed=3)
+    on.save(tmp_path / "civlite-0-on.json")
+    (tmp_path / "civlite-2-broken.json").write_text("{", encoding="utf-8")
+    assert last_unfinished(tmp_path) == tmp_path / "civlite-0-on.json"
+    assert new_autosave_path(tmp_path).parent == tmp_path

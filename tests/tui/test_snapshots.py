@@ -1,4 +1,5 @@
-"""Snapshot tests of the main screens (pytest-textual-snapshot; SVGs in __snapshots__/).
+"""Snapshot tests of the main screens at 80x24 (the compact table) and 140x45
+(pytest-textual-snapshot; SVGs in __snapshots__/).
 
 After an intended change of the look, accept the new screens with
 ``pytest tests/tui/test_snapshots.py --snapshot-update`` and review the SVG diff.
@@ -16,7 +17,7 @@ from textual.pilot import Pilot
 from civlite.tui import CivliteApp, Replay, ReplayApp, SeatSpec, Session, choices_for
 from civlite.tui.screens import SetupScreen
 
-from .helpers import FAST, SIZE, action_state, meld_state, session_at, settle
+from .helpers import FAST, action_state, meld_state, session_at, settle
 
 pytest.importorskip("pytest_textual_snapshot")
 
@@ -28,64 +29,98 @@ if textual.__version__ != SNAPSHOT_TEXTUAL:  # pragma: no cover - depends on the
 
 ANN_BOT = [SeatSpec("human", "ann"), SeatSpec("heuristic")]
 
+#: every screen at the smallest supported terminal and at a large one
+SIZES = [(80, 24), (140, 45)]
+
+
+@pytest.fixture(params=SIZES, ids=lambda wh: f"{wh[0]}x{wh[1]}")
+def size(request: pytest.FixtureRequest) -> tuple[int, int]:
+    return request.param
+
 
 def table(session: Session) -> CivliteApp:
     return CivliteApp(session, delay=0)
 
 
-def test_setup_screen(snap_compare: Any) -> None:
+def test_setup_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     app = CivliteApp(delay=0, setup=SetupScreen(seed="42"))
-    assert snap_compare(app, terminal_size=SIZE)
+    assert snap_compare(app, terminal_size=size)
 
 
-def test_table_action_decision(snap_compare: Any) -> None:
-    assert snap_compare(table(session_at(action_state(), ANN_BOT)), terminal_size=SIZE)
+def test_table_action_decision(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(table(session_at(action_state(), ANN_BOT)), terminal_size=size)
 
 
-def test_table_after_bot_turns(snap_compare: Any) -> None:
+def test_table_after_bot_turns(snap_compare: Any, size: tuple[int, int]) -> None:
     s = Session.new([SeatSpec("human", "ann"), SeatSpec("random"), SeatSpec("heuristic")], seed=3)
 
     async def play(pilot: Pilot[Any]) -> None:
         await pilot.press("1", "1")  # pass, no meld
         await settle(pilot, s)
 
-    assert snap_compare(table(s), terminal_size=SIZE, run_before=play)
+    assert snap_compare(table(s), terminal_size=size, run_before=play)
 
 
-def test_vision_choice(snap_compare: Any) -> None:
-    assert snap_compare(table(session_at(action_state(), ANN_BOT)), terminal_size=SIZE, press=["2"])
+def test_vision_choice(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(table(session_at(action_state(), ANN_BOT)), terminal_size=size, press=["2"])
 
 
-def test_meld_builder(snap_compare: Any) -> None:
-    assert snap_compare(table(session_at(meld_state(), ANN_BOT)), terminal_size=SIZE,
+def test_meld_builder(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(table(session_at(meld_state(), ANN_BOT)), terminal_size=size,
                         press=["m", "space", "down", "down", "space"])
 
 
-def test_discard_picker(snap_compare: Any) -> None:
-    assert snap_compare(table(session_at(meld_state(), ANN_BOT)), terminal_size=SIZE, press=["p", "space"])
+def test_discard_picker(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(table(session_at(meld_state(), ANN_BOT)), terminal_size=size, press=["p", "space"])
 
 
-def test_hot_seat_hand_over(snap_compare: Any) -> None:
+def test_hot_seat_hand_over(snap_compare: Any, size: tuple[int, int]) -> None:
     s = Session.new([SeatSpec("human", "ann"), SeatSpec("human", "bob")], seed=4)
-    assert snap_compare(table(s), terminal_size=SIZE)
+    assert snap_compare(table(s), terminal_size=size)
 
 
-def test_help_screen(snap_compare: Any) -> None:
-    assert snap_compare(table(session_at(action_state(), ANN_BOT)), terminal_size=SIZE, press=["question_mark"])
+def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(table(session_at(action_state(), ANN_BOT)), terminal_size=size, press=["question_mark"])
 
 
-def test_game_over(snap_compare: Any) -> None:
+def game_over_session() -> tuple[Session, str]:
     state = action_state()
     state["players"][0]["ct"] = 19
     s = session_at(state, ANN_BOT)
     greatness = [c.key for c in choices_for(s.view(0))].index("basic:W") + 1
-    assert snap_compare(table(s), terminal_size=SIZE, press=[str(greatness)])
+    return s, str(greatness)
 
 
-def test_replay(snap_compare: Any, tmp_path: Path) -> None:
+def test_game_over_results(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The end screen: the standings and every hand revealed."""
+    s, key = game_over_session()
+    assert snap_compare(table(s), terminal_size=size, press=[key])
+
+
+def test_game_over_table(snap_compare: Any, size: tuple[int, int]) -> None:
+    s, key = game_over_session()
+    assert snap_compare(table(s), terminal_size=size, press=[key, "escape"])
+
+
+def test_discard_pile(snap_compare: Any, size: tuple[int, int]) -> None:
+    state = action_state()
+    state["discard"] = ["Minoans", "Coliseum", "Greeks", "Romans", "Cleopatra", "Homer", "Legion", "Volcano", "Tribute"]
+    state["deck"] = ["Persians", "Hittites", "Babylonians", "Laws", "Roads", "Peace"]
+    assert snap_compare(table(session_at(state, ANN_BOT)), terminal_size=size, press=["v"])
+
+
+def test_quit_question(snap_compare: Any, size: tuple[int, int], tmp_path: Path,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    s = session_at(action_state(), ANN_BOT)
+    s.save_path = Path("game.json")  # a path that reads the same in every run
+    assert snap_compare(table(s), terminal_size=size, press=["q"])
+
+
+def test_replay(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     s = Session.new([SeatSpec("random"), SeatSpec("heuristic")], rules=FAST, seed=2)
     while s.to_move is not None:
         s.apply(s.bot_action())
     s.save(tmp_path / "r.json")
     app = ReplayApp(Replay.load(tmp_path / "r.json"))
-    assert snap_compare(app, terminal_size=SIZE, press=["right", "right", "right", "v"])
+    assert snap_compare(app, terminal_size=size, press=["right", "right", "right", "v"])

@@ -5,7 +5,11 @@ Needs the ``tui`` extra (``pip install -e '.[tui]'``).
 - ``civlite play`` opens the set-up screen (2–8 seats, each a human or a bot level, a
   rule-set file, a seed, the bot delay, or a saved game to resume);
   ``civlite play --seats Ann,heuristic,random [--rules F] [--seed N] [--save F] [--delay S]``
-  starts at once; ``--resume F`` plays a saved record on (and saves back to it).
+  starts at once (a misspelt bot is an error with a "did you mean"); ``--resume F`` plays a
+  saved record on (and saves back to it), ``--continue`` the last unfinished game.
+- Every game is saved after every move (``--save F``, else a new file in the user data dir,
+  ``$CIVLITE_SAVE_DIR`` overrides it); ``q`` asks before it quits a game in progress.
+- The game's end shows the standings and every hand; ``v`` shows the whole discard pile.
 - Humans share the screen (hot-seat): a "pass to seat N" screen hides the table
   between them. Everything drawn comes from ``game.view(seat)`` and events redacted
   for that seat; with no human at the table it is a spectator's view.
@@ -19,9 +23,20 @@ Modules: :mod:`.session` (the game, seats, bots, choices; no Textual), :mod:`.wi
 from __future__ import annotations
 
 from .app import SPEEDS, CivliteApp, ReplayApp
-from .session import BOT_LEVELS, HUMAN, Choice, Replay, SeatSpec, Session, choices_for, parse_seats
+from .session import (
+    BOT_LEVELS,
+    HUMAN,
+    Choice,
+    Replay,
+    SeatError,
+    SeatSpec,
+    Session,
+    autosave_dir,
+    choices_for,
+    parse_seats,
+)
 
 __all__ = [
-    "BOT_LEVELS", "HUMAN", "SPEEDS", "Choice", "CivliteApp", "Replay", "ReplayApp", "SeatSpec", "Session",
-    "choices_for", "parse_seats",
+    "BOT_LEVELS", "HUMAN", "SPEEDS", "Choice", "CivliteApp", "Replay", "ReplayApp", "SeatError", "SeatSpec",
+    "Session", "autosave_dir", "choices_for", "parse_seats",
 ]

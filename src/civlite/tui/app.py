@@ -2,23 +2,53 @@
 
 from __future__ import annotations
 
-import time
+from collections.abc import Iterable
 from pathlib import Path
 
-from textual.app import App
+from rich.text import Text
+from textual.app import App, SystemCommand
+from textual.screen import Screen
 
-from .screens import SPEEDS, ReplayScreen, SetupScreen, TableScreen
-from .session import Replay, Session
+from .screens import SPEEDS, QuitScreen, ReplayScreen, SetupScreen, TableScreen
+from .session import Replay, Session, new_autosave_path
 
 __all__ = ["SPEEDS", "CivliteApp", "ReplayApp"]
 
 
-class CivliteApp(App[None]):
-    """``civlite play``: set up a game (or resume one), then play it at the table."""
+class SafeApp(App[None]):
+    """An app whose crash report never shows a hand.
+
+    Textual prints an unhandled exception as a Rich traceback *with the local variables of
+    every frame*, and those hold hands, secret draws and the deck. Here the traceback keeps
+    its frames and the error, and drops the locals.
+    """
 
     CSS_PATH = "civlite.tcss"
+
+    def crash_note(self) -> str:
+        return ""
+
+    def _fatal_error(self) -> None:
+        import rich
+        from rich.console import Group
+        from rich.segment import Segments
+        from rich.traceback import Traceback
+
+        self.bell()
+        report = Group(Traceback(show_locals=False, width=None, suppress=[rich]), Text(self.crash_note(), style="bold"))
+        self._exit_renderables.append(Segments(self.console.render(report, self.console.options)))
+        self._close_messages_no_wait()
+
+
+class CivliteApp(SafeApp):
+    """``civlite play``: set up a game (or resume one), then play it at the table.
+
+    Every game is saved after every move: to ``save_path`` (``--save``), to the record it was
+    resumed from, or else to a new file in ``autosave_dir`` (default: the user data dir, see
+    :func:`~civlite.tui.session.autosave_dir`).
+    """
+
     TITLE = "Civ Lite: Ancients"
-    ENABLE_COMMAND_PALETTE = False
 
     def __init__(
         self,
@@ -27,22 +57,34 @@ class CivliteApp(App[None]):
         delay: float = 0.6,
         save_path: Path | None = None,
         setup: SetupScreen | None = None,
+        autosave_dir: Path | None = None,
     ) -> None:
         super().__init__()
+        if delay < 0:
+            raise ValueError(f"the bot delay must be 0 or more seconds, not {delay:g}")
         self.session = session
-        self.delay = max(0.0, delay)
+        self.delay = delay
         self.save_path = save_path
+        self.autosave_dir = autosave_dir
         self._setup = setup
 
     def on_mount(self) -> None:
         if self.session is not None:
+            self._ensure_saved(self.session)
             self.push_screen(TableScreen(self.session))
         else:
             self.push_screen(self._setup or SetupScreen())
 
+    def _ensure_saved(self, session: Session) -> None:
+        """Give the game a file (a new autosave file if none) and write it at once."""
+        if session.save_path is None:
+            session.save_path = self.save_path or new_autosave_path(self.autosave_dir)
+        session.autosave()
+
     def start_session(self, session: Session) -> None:
         """Leave the set-up screen for the table of ``session``."""
         self.session = session
+        self._ensure_saved(session)
         self.switch_screen(TableScreen(session))
 
     def show_setup(self) -> None:
@@ -66,16 +108,50 @@ class CivliteApp(App[None]):
         self.delay = SPEEDS[idx]
         self.notify(f"bot delay {self.delay:g} s", timeout=2)
 
-    def default_save_path(self) -> Path:
-        return Path(time.strftime("civlite-%Y%m%d-%H%M%S.json"))
+    @property
+    def game_in_progress(self) -> bool:
+        return self.session is not None and not self.session.game.is_over
+
+    async def action_quit(self) -> None:
+        """Quit; in the middle of a game, ask first (and say where it is saved)."""
+        if not self.game_in_progress or isinstance(self.screen, QuitScreen):
+            self.exit()
+            return
+        assert self.session is not None
+
+        def answered(quit_: bool | None) -> None:
+            if quit_:
+                self.exit()
+
+        self.push_screen(QuitScreen(self.session), callback=answered)
+
+    def crash_note(self) -> str:
+        s = self.session
+        if s is None or s.save_path is None or s.save_error or s.game.is_over:
+            return ""
+        return f"The game was saved after its last move: civlite play --resume {s.save_path} plays on."
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        if isinstance(screen, TableScreen):
+            t = screen
+            yield SystemCommand("Help", "the keys and the rules", t.action_help)
+            yield SystemCommand("Discard pile", "every card of the discard pile (it is public, R3.2)",
+                                t.action_discard_pile)
+            yield SystemCommand("Automatic meld pass", "on / off for the seat at the screen (R9.1)",
+                                t.action_auto_meld)
+            yield SystemCommand("Save", "save the game as a record (civlite replay FILE)", t.action_save)
+            yield SystemCommand("Faster bots", "a shorter bot delay", t.action_faster)
+            yield SystemCommand("Slower bots", "a longer bot delay", t.action_slower)
+            if t.session.game.is_over:
+                yield SystemCommand("Results", "the standings and every hand", t.action_results)
+                yield SystemCommand("New game", "back to the set-up screen", t.action_new_game)
+        yield from super().get_system_commands(screen)
 
 
-class ReplayApp(App[None]):
+class ReplayApp(SafeApp):
     """``civlite replay FILE``: step through a saved game."""
 
-    CSS_PATH = "civlite.tcss"
     TITLE = "Civ Lite: replay"
-    ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, replay: Replay) -> None:
         super().__init__()
@@ -83,4 +159,3 @@ class ReplayApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(ReplayScreen(self.replay))
-

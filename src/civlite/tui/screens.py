@@ -7,6 +7,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.console import Group
 from rich.markdown import Markdown as RichMarkdown
 from rich.table import Table
 from rich.text import Text
@@ -17,13 +18,29 @@ from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
-from ..engine import GameRecord, IllegalActionError, RecordError, RuleSet, RuleSetError
-from .session import BOT_LEVELS, HUMAN, Replay, SeatSpec, Session, choices_for, event_line, is_discard_kind
+from ..engine import Card, GameRecord, IllegalActionError, Pass, RecordError, RuleSet, RuleSetError
+from .session import (
+    BOT_LEVELS,
+    HUMAN,
+    Replay,
+    SeatSpec,
+    Session,
+    choices_for,
+    event_line,
+    hand_by_suit,
+    is_discard_kind,
+    last_unfinished,
+    loggable,
+    meld_possible,
+    new_autosave_path,
+)
 from .widgets import (
+    SUIT_STYLE,
     DecisionPanel,
     LogPanel,
     Panel,
     abilities_renderable,
+    cards_text,
     hand_renderable,
     opponents_renderable,
     piles_renderable,
@@ -50,11 +67,14 @@ TABLE_KEYS: list[tuple[str, str]] = [
     ("c", "confirm the picked cards"),
     ("esc", "leave the meld builder or the pay picker"),
     ("d / l / tab", "focus the decision / the log / the next panel"),
+    ("v", "the whole discard pile (it is public, R3.2)"),
+    ("a", "automatic meld pass on / off for you: passes your meld phase when no meld is possible (R9.1)"),
     ("+ / -", "bots move faster / slower"),
-    ("s", "save the game as a record (civlite replay FILE)"),
-    ("n", "new game (when the game is over)"),
+    ("s", "save the game now (it is also saved after every move)"),
+    ("r / n", "results / new game (when the game is over)"),
+    ("ctrl+p", "the command palette: every command by name"),
     ("? or f1", "this help"),
-    ("q", "quit"),
+    ("q", "quit (asks first in the middle of a game; civlite play --continue plays on)"),
 ]
 REPLAY_KEYS: list[tuple[str, str]] = [
     ("→ or n", "next action"),
@@ -62,6 +82,7 @@ REPLAY_KEYS: list[tuple[str, str]] = [
     ("home / end", "first / last position"),
     ("t", "jump to the next turn"),
     ("v", "view as the next seat (or spectator)"),
+    ("x", "the whole discard pile"),
     ("? or f1", "this help"),
     ("q", "quit"),
 ]
@@ -130,6 +151,164 @@ class PassScreen(Screen[None]):
         self.dismiss(None)
 
 
+class CompactLayout:
+    """A screen that switches to its compact layout (the ``compact`` class) below 110x36."""
+
+    #: below this size the table is compact: the decision first, CT totals on one line each
+    COMPACT_BELOW = (110, 36)
+
+    def _set_compact(self) -> bool:
+        """Switch the compact layout on or off for the terminal's size; True if it changed."""
+        assert isinstance(self, Screen)
+        w, h = self.app.size
+        compact = w < self.COMPACT_BELOW[0] or h < self.COMPACT_BELOW[1]
+        if compact == self.has_class("compact"):
+            return False
+        self.set_class(compact, "compact")
+        return True
+
+
+class QuitScreen(ModalScreen[bool]):
+    """Quit in the middle of a game? Says where the game is saved (or that it is not)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,q", "answer(True)", "Quit"),
+        Binding("n,escape", "answer(False)", "Stay"),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        if s.save_path is not None and s.save_error is None:
+            where = Text.assemble("The game is saved in ", (str(s.save_path), "bold"), ".\n",
+                                  ("civlite play --continue", "bold cyan"), " (or ",
+                                  (f"--resume {s.save_path}", "bold cyan"), ") plays on.")
+        else:
+            why = s.save_error or "no file to save to"
+            where = Text.assemble(("The game is NOT saved", "bold red"), f" ({why}).\nPress esc and s to save it.")
+        with Vertical(id="quit-box") as box:
+            box.border_title = "Quit the game?"
+            yield Static(where, id="quit-text")
+            with Horizontal(id="quit-buttons"):
+                yield Button("Quit (y)", id="quit-yes", variant="error")
+                yield Button("Stay (n)", id="quit-no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#quit-no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "quit-yes")
+
+    def action_answer(self, quit_: bool) -> None:
+        self.dismiss(quit_)
+
+
+def pile_renderable(discard: tuple[Card, ...] | list[Card]) -> Table:
+    """The whole discard pile: by suit (how many and which), then every card, the top first."""
+    t = Table.grid(padding=(0, 1))
+    t.add_column(no_wrap=True)
+    t.add_column(ratio=1)
+    for suit, cards in hand_by_suit(list(discard)).items():
+        t.add_row(Text(f"{suit.letter} {suit.title} ×{len(cards)}", style=SUIT_STYLE[suit]),
+                  cards_text(cards, letter=False))
+    t.add_row("", "")
+    t.add_row(Text("top first", style="grey62"), cards_text(list(reversed(discard))))
+    return t
+
+
+class DiscardScreen(ModalScreen[None]):
+    """The discard pile is face up (R3.2): every card in it, for anyone at the table."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,v,q", "close", "Close")]
+
+    def __init__(self, discard: tuple[Card, ...] | list[Card]) -> None:
+        super().__init__()
+        self.discard = discard
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="pile-box") as box:
+            box.border_title = f"Discard pile: {len(self.discard)} cards, public (R3.2) · esc closes"
+            yield Static(pile_renderable(self.discard) if self.discard else Text("The discard pile is empty."),
+                         id="pile")
+
+    def on_mount(self) -> None:
+        self.query_one("#pile-box").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def results_renderable(session: Session) -> Group:
+    """The end of a game: who won and how, the standings by CT, and every hand, now revealed."""
+    g = session.game
+    v = session.view(None)
+    names = session.names
+    ct = [seat_ct(v, i) for i in range(v.num_players)]
+    if v.winner is not None:
+        head = Text(f"{names[v.winner]} wins with {ct[v.winner]} CT on turn {v.turn} (R8.1).", style="bold green")
+    else:
+        head = Text(f"Turn limit reached on turn {v.turn}: a draw between "
+                    f"{', '.join(names[i] for i in v.drawn)} (R8.2).", style="bold")
+    t = Table(box=None, padding=(0, 1), expand=True, title="Standings", title_justify="left", title_style="bold")
+    t.add_column("#", justify="right", no_wrap=True)
+    t.add_column("player", no_wrap=True)
+    t.add_column("CT", justify="right", no_wrap=True)
+    t.add_column("hand (revealed)", ratio=1)
+    order = sorted(range(v.num_players), key=lambda i: (-ct[i], i))
+    rank = 0
+    for n, seat in enumerate(order):
+        if n == 0 or ct[seat] != ct[order[n - 1]]:
+            rank = n + 1
+        hand = sorted(g.hand(seat)) if g.is_over else []  # the game is over: every hand is shown
+        style = "bold green" if seat == v.winner or seat in v.drawn else ""
+        t.add_row(str(rank), Text(names[seat], style=style), str(ct[seat]),
+                  cards_text(hand) if hand else Text("(no cards)", style="grey50"))
+    foot = Text(f"Deck {v.deck_size} · discard pile {len(v.discard)} (v shows it)", style="grey62")
+    return Group(head, Text(""), t, Text(""), foot)
+
+
+class ResultsScreen(ModalScreen[None]):
+    """The game is over: the standings and every hand revealed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,r", "close", "Back to the table"),
+        Binding("v", "discard_pile", "Discard pile"),
+        Binding("n", "new_game", "New game"),
+        Binding("s", "save", "Save"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, table: TableScreen) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="results-box") as box:
+            box.border_title = "Game over"
+            yield Static(results_renderable(self.table.session), id="results")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#results-box").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_discard_pile(self) -> None:
+        self.table.action_discard_pile()
+
+    def action_save(self) -> None:
+        self.table.action_save()
+
+    def action_new_game(self) -> None:
+        self.dismiss(None)
+        self.table.action_new_game()
+
+
 class SetupScreen(Screen[None]):
     """A new game (2–8 seats, each a human or a bot level, a rule-set file, a seed) or a saved one."""
 
@@ -155,31 +334,35 @@ class SetupScreen(Screen[None]):
             with Horizontal(classes="setup-row"):
                 yield Label("Seats", classes="setup-label")
                 yield Select([(str(n), n) for n in range(2, MAX_SEATS + 1)], value=len(self.initial),
-                             allow_blank=False, id="num-seats")
+                             allow_blank=False, id="num-seats", compact=True)
             for i in range(MAX_SEATS):
                 spec = self.initial[i] if i < len(self.initial) else SeatSpec("random")
-                kind = spec.kind if spec.kind in dict((v, v) for _, v in KIND_OPTIONS) else "random"
+                options = list(KIND_OPTIONS)
+                if spec.kind not in {v for _, v in options}:
+                    options.append((f"bot: {spec.kind}", spec.kind))
                 with Horizontal(classes="setup-row seat-row", id=f"seat-row-{i}"):
                     yield Label(f"Seat {i}", classes="setup-label")
-                    yield Select(KIND_OPTIONS, value=kind, allow_blank=False, id=f"kind-{i}")
+                    yield Select(options, value=spec.kind, allow_blank=False, id=f"kind-{i}", compact=True)
                     yield Input(value=spec.name, placeholder=f"name (seat {i})", id=f"name-{i}",
-                                disabled=kind != HUMAN)
+                                disabled=spec.kind != HUMAN, compact=True)
             with Horizontal(classes="setup-row"):
                 yield Label("Rule set", classes="setup-label")
-                yield Input(value=self.rules_path, placeholder="TOML file (empty: the default rules)", id="rules")
+                yield Input(value=self.rules_path, placeholder="TOML file (empty: the default rules)", id="rules",
+                            compact=True)
             with Horizontal(classes="setup-row"):
                 yield Label("Seed", classes="setup-label")
-                yield Input(value=self.seed, placeholder="empty: random", id="seed", type="integer")
+                yield Input(value=self.seed, placeholder="empty: random", id="seed", type="integer", compact=True)
             with Horizontal(classes="setup-row"):
                 yield Label("Bot delay", classes="setup-label")
-                yield Select([(f"{d:g} s", d) for d in SPEEDS], value=self._speed(), allow_blank=False, id="delay")
-            with Horizontal(classes="setup-row"):
-                yield Button("Start (ctrl+n)", id="start", variant="primary")
+                yield Select([(f"{d:g} s", d) for d in SPEEDS], value=self._speed(), allow_blank=False, id="delay",
+                             compact=True)
             with Horizontal(classes="setup-row"):
                 yield Label("Saved game", classes="setup-label")
-                yield Input(value=self.resume_path, placeholder="record file to resume", id="resume")
-                yield Button("Resume (ctrl+r)", id="resume-button")
+                yield Input(value=self.resume_path, placeholder="record file to resume", id="resume", compact=True)
             yield Static(id="setup-error")
+        with Horizontal(id="setup-buttons"):
+            yield Button("Start (ctrl+n)", id="start", variant="primary", compact=True)
+            yield Button("Resume (ctrl+r)", id="resume-button", compact=True)
         yield Footer()
 
     @property
@@ -191,6 +374,11 @@ class SetupScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._show_rows(len(self.initial))
+        resume = self.query_one("#resume", Input)
+        if not resume.value:  # offer the last unfinished game
+            last = last_unfinished(self.civ.autosave_dir)
+            if last is not None:
+                resume.value = str(last)
         self.query_one("#num-seats").focus()
 
     def _show_rows(self, n: int) -> None:
@@ -272,7 +460,7 @@ class SetupScreen(Screen[None]):
         self.app.push_screen(HelpScreen(TABLE_KEYS))
 
 
-class TableScreen(Screen[None]):
+class TableScreen(CompactLayout, Screen[None]):
     """The table, seen by one seat at a time (``viewer``), with the bots playing in between."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -284,9 +472,12 @@ class TableScreen(Screen[None]):
         Binding("escape", "back", "Back", show=False),
         Binding("d", "focus_decision", "Decision", show=False),
         Binding("l", "focus_log", "Log", show=False),
-        Binding("plus,equals_sign", "faster", "Faster"),
-        Binding("minus", "slower", "Slower"),
-        Binding("s", "save", "Save"),
+        Binding("v", "discard_pile", "Discard pile"),
+        Binding("a", "auto_meld", "Auto-pass meld", show=False),
+        Binding("plus,equals_sign", "faster", "Faster", show=False),
+        Binding("minus", "slower", "Slower", show=False),
+        Binding("s", "save", "Save", show=False),
+        Binding("r", "results", "Results"),
         Binding("n", "new_game", "New game"),
         Binding("q", "app.quit", "Quit"),
         *(Binding(str(i), f"pick({i - 1})", str(i), show=False) for i in range(1, 10)),
@@ -300,6 +491,8 @@ class TableScreen(Screen[None]):
         self.viewer: int | None = humans[0] if len(humans) == 1 else None
         self.hot_seat = len(humans) > 1
         self.handing_over = False
+        self.results_shown = False
+        self._save_error_shown: str | None = None
 
     @property
     def civ(self) -> CivliteApp:
@@ -325,24 +518,33 @@ class TableScreen(Screen[None]):
     def on_mount(self) -> None:
         for note in self.session.notices:
             self.notify(note, severity="warning", timeout=8)
+        self._set_compact()
         self._reset_log()
         self.refresh_table()
         self.after_step()
 
+    def on_resize(self) -> None:
+        if self._set_compact():
+            self.refresh_table()
+
     # -- drawing ---------------------------------------------------------------
     def names(self) -> list[str]:
-        return [self.session.label(i) for i in range(self.session.game.num_players)]
+        return self.session.names
 
     def refresh_table(self) -> None:
         view = self.session.view(self.viewer)
         names = self.names()
         who = "spectator" if self.viewer is None else f"seat {self.viewer} ({names[self.viewer]})"
         self.title = "Civ Lite: Ancients"
+        auto = ""
+        if self.viewer is not None and not self.session.is_bot(self.viewer):
+            auto = f" · auto-pass meld {'on' if self.viewer in self.session.auto_pass_meld else 'off'}"
         self.sub_title = (f"{who} · turn {view.turn} · rules {view.rules.name} · "
-                          f"bot delay {self.civ.delay:g}s")
-        self.query_one("#race", Panel).update(race_renderable(view, names))
+                          f"bot delay {self.civ.delay:g}s{auto}")
+        compact = self.has_class("compact")
+        self.query_one("#race", Panel).update(race_renderable(view, names, compact=compact))
         self.query_one("#opponents", Panel).update(opponents_renderable(view, names))
-        self.query_one("#piles", Panel).update(piles_renderable(view))
+        self.query_one("#piles", Panel).update(piles_renderable(view, compact=compact))
         hand = self.query_one("#hand", Panel)
         hand.border_title = f"Your hand ({len(view.hand)} cards)" if view.seat is not None else "Hand"
         hand.update(hand_renderable(view))
@@ -360,18 +562,20 @@ class TableScreen(Screen[None]):
         names = self.names()
         if view.over:
             if view.winner is not None:
-                text = (f"[b green]Game over: seat {view.winner} ({names[view.winner]}) wins "
-                        f"with {seat_ct(view, view.winner)} CT[/] on turn {view.turn} (R8.1).")
+                text = Text(f"Game over: {names[view.winner]} wins with {seat_ct(view, view.winner)} CT "
+                            f"on turn {view.turn} (R8.1).", style="bold green")
             else:
-                text = (f"[b]Game over: the turn limit is reached, a draw between seats "
-                        f"{', '.join(map(str, view.drawn))}[/] (R8.2).")
-            panel.show_over(text + "\n\n[b]s[/b] saves the record, [b]n[/b] starts a new game, [b]q[/b] quits.")
+                text = Text(f"Game over: the turn limit is reached, a draw between "
+                            f"{', '.join(names[i] for i in view.drawn)} (R8.2).", style="bold")
+            text.append_text(Text.from_markup("\n\n[b]r[/b] shows the standings and every hand, "
+                                              "[b]n[/b] starts a new game, [b]q[/b] quits."))
+            panel.show_over(text)
             return
         p = view.pending
         assert p is not None
         if self.handing_over or self.viewer != p.player or s.is_bot(p.player):
             what = p.kind.replace("_", " ")
-            panel.show_wait(f"Waiting for seat {p.player} ({names[p.player]}): {what}…")
+            panel.show_wait(Text(f"Waiting for {names[p.player]} (seat {p.player}): {what}…"))
             return
         if p.kind == "action":
             panel.show_choices(view, "[b]Your action[/b] (R4.2): activate one ability or pass "
@@ -393,12 +597,18 @@ class TableScreen(Screen[None]):
     def after_step(self) -> None:
         """Decide what happens next: the game is over, a bot moves, or a human (maybe after a hand-over)."""
         s = self.session
+        self._report_save_error()
         p = s.to_move
         if p is None:
             self.refresh_table()
+            if not self.results_shown:
+                self.results_shown = True
+                self.action_results()
             return
         if s.is_bot(p):
             self.run_bots()
+            return
+        if self._auto_pass_meld(p):
             return
         if self.hot_seat and p != self.viewer:
             self.handing_over = True
@@ -408,6 +618,25 @@ class TableScreen(Screen[None]):
             self.app.push_screen(PassScreen(p, s.label(p), why), callback=lambda _: self._handed_over(p))
             return
         self.refresh_table()
+
+    def _auto_pass_meld(self, seat: int) -> bool:
+        """R9.1: pass ``seat``'s meld decision by itself when its setting is on and no meld is possible."""
+        s = self.session
+        p = s.game.pending
+        if p is None or p.kind != "meld" or seat not in s.auto_pass_meld or meld_possible(s, seat):
+            return False
+        events = s.apply(Pass())
+        self._log_events(events)
+        self.notify(f"{s.label(seat)}: no meld is possible, passed by itself (a turns this off)",
+                    timeout=3)
+        self.after_step()
+        return True
+
+    def _report_save_error(self) -> None:
+        err = self.session.save_error
+        if err and err != self._save_error_shown:
+            self.notify(err + " (s tries again)", severity="error", title="Not saved", timeout=10)
+        self._save_error_shown = err
 
     def _handed_over(self, seat: int) -> None:
         self.handing_over = False
@@ -423,16 +652,16 @@ class TableScreen(Screen[None]):
         log = self.query_one(LogPanel)
         g = self.session.game
         log.clear()
-        log.write(Text(f"A game of {g.num_players} seats, rules {g.rules.name!r}. "
-                       f"{'You are seat ' + str(self.viewer) if self.viewer is not None else 'Watching'}.",
-                       style="grey62"))
+        you = f"You are {self.session.label(self.viewer)} (seat {self.viewer})" if self.viewer is not None else "Watching"
+        log.write(Text(f"A game of {g.num_players} seats, rules {g.rules.name!r}. {you}.", style="grey62"))
         for line in self.session.log_lines(self.viewer):
             log.add_line(line)
 
     def _log_events(self, events: list[Any]) -> None:
         log = self.query_one(LogPanel)
-        for e in events:
-            log.add_line(event_line(e, self.viewer))
+        names = self.session.names
+        for e in loggable(events):
+            log.add_line(event_line(e, self.viewer, names))
 
     @work(exclusive=True, group="bots")
     async def run_bots(self) -> None:
@@ -472,15 +701,16 @@ class TableScreen(Screen[None]):
 
     # -- key actions -------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Show only the keys that do something now (``None``: shown greyed out)."""
-        mode = self.query_one(DecisionPanel).mode if self.is_mounted else ""
+        """Show only the keys that do something now (the footer is short at 80 columns)."""
+        panel = self.query_one(DecisionPanel) if self.is_mounted else None
+        mode = panel.mode if panel is not None else ""
         if action == "pass_turn":
-            return (mode == "choices" and any(c.key == "pass" for c in self.query_one(DecisionPanel).choices)) or None
+            return panel is not None and mode == "choices" and any(c.key == "pass" for c in panel.choices)
         if action == "meld_builder":
-            return (mode == "choices" and any(c.key == "build" for c in self.query_one(DecisionPanel).choices)) or None
+            return panel is not None and mode == "choices" and any(c.key == "build" for c in panel.choices)
         if action == "confirm":
-            return mode in ("discard", "meld", "pay") or None
-        if action == "new_game":
+            return mode in ("discard", "meld", "pay")
+        if action in ("new_game", "results"):
             return mode == "over"
         return True
 
@@ -525,24 +755,48 @@ class TableScreen(Screen[None]):
         self.refresh_table()
 
     def action_save(self) -> None:
-        path = self.session.save_path or self.civ.default_save_path()
+        path = self.session.save_path or new_autosave_path(self.civ.autosave_dir)
         try:
             self.session.save(path)
         except OSError as e:
             self.notify(f"cannot save to {path}: {e.strerror}", severity="error")
             return
         self.session.save_path = path
+        self.session.save_error = None
+        self._save_error_shown = None
         self.notify(f"saved to {path} (civlite replay {path})", title="Saved")
 
     def action_new_game(self) -> None:
         if self.session.game.is_over:
             self.civ.show_setup()
 
+    def action_results(self) -> None:
+        if self.session.game.is_over and not isinstance(self.app.screen, ResultsScreen):
+            self.app.push_screen(ResultsScreen(self))
+
+    def action_discard_pile(self) -> None:
+        if not isinstance(self.app.screen, DiscardScreen):
+            self.app.push_screen(DiscardScreen(self.session.view(self.viewer).discard))
+
+    def action_auto_meld(self) -> None:
+        """Turn the automatic meld pass on or off for the seat at the screen (a player's setting, R9.1)."""
+        seat = self.viewer
+        s = self.session
+        if seat is None or s.is_bot(seat):
+            self.notify("the automatic meld pass is a setting of the player at the screen", timeout=3)
+            return
+        on = seat not in s.auto_pass_meld
+        (s.auto_pass_meld.add if on else s.auto_pass_meld.discard)(seat)
+        self.notify(f"automatic meld pass {'on' if on else 'off'} for {s.label(seat)}", timeout=3)
+        self.refresh_table()
+        if on and s.to_move == seat and not self.handing_over:
+            self._auto_pass_meld(seat)
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(TABLE_KEYS))
 
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(CompactLayout, Screen[None]):
     """A saved game, one action at a time, forward and back, as a spectator or one seat sees it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -552,6 +806,7 @@ class ReplayScreen(Screen[None]):
         Binding("end", "goto(-1)", "End", show=False),
         Binding("t", "next_turn", "Next turn"),
         Binding("v", "cycle_view", "View as"),
+        Binding("x", "discard_pile", "Discard pile"),
         Binding("question_mark,f1", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -575,26 +830,36 @@ class ReplayScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._set_compact()
         self.show()
 
+    def on_resize(self) -> None:
+        if self._set_compact():
+            self.show()
+
+    def action_discard_pile(self) -> None:
+        if not isinstance(self.app.screen, DiscardScreen):
+            self.app.push_screen(DiscardScreen(self.replay.game.view(self.viewer).discard))
+
     def names(self) -> list[str]:
-        return [SeatSpec.from_record_name(n).label(i) for i, n in enumerate(self.replay.record.players)]
+        return self.replay.names
 
     def show(self) -> None:
         r = self.replay
         view = r.game.view(self.viewer)
         names = self.names()
-        who = "spectator" if self.viewer is None else f"seat {self.viewer}"
+        who = "spectator" if self.viewer is None else f"{names[self.viewer]} (seat {self.viewer})"
         self.title = "Civ Lite: replay"
         self.sub_title = f"step {r.step}/{r.last} · viewed as {who} · rules {view.rules.name}"
-        self.query_one("#race", Panel).update(race_renderable(view, names))
+        compact = self.has_class("compact")
+        self.query_one("#race", Panel).update(race_renderable(view, names, compact=compact))
         self.query_one("#opponents", Panel).update(opponents_renderable(view, names))
-        self.query_one("#piles", Panel).update(piles_renderable(view))
+        self.query_one("#piles", Panel).update(piles_renderable(view, compact=compact, pile_key="x"))
         self.query_one("#hand", Panel).update(hand_renderable(view))
         end = ""
         if view.over:
-            end = (f"\nGame over: seat {view.winner} wins." if view.winner is not None
-                   else f"\nGame over: a draw between seats {list(view.drawn)}.")
+            end = (f"\nGame over: {names[view.winner]} wins." if view.winner is not None
+                   else f"\nGame over: a draw between {', '.join(names[i] for i in view.drawn)}.")
         self.query_one("#replay-step", Static).update(
             Text(f"Step {r.step} of {r.last}: {r.action_text()}{end}\n→ next  ← back  t next turn  v view as",
                  style="bold"))

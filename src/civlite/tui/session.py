@@ -7,6 +7,10 @@ to the screens is built from ``game.view(seat)`` and events redacted for that se
 
 from __future__ import annotations
 
+import difflib
+import os
+import re
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +28,7 @@ from ..engine import (
     GameRecord,
     Meld,
     Pass,
+    RecordError,
     RuleSet,
     Suit,
     Take,
@@ -67,20 +72,125 @@ class SeatSpec:
         return f"bot {self.kind}"
 
 
+def seat_names(seats: Sequence[SeatSpec]) -> list[str]:
+    """Each seat's name for the table and the log; two seats of one name get their seat added."""
+    labels = [s.label(i) for i, s in enumerate(seats)]
+    return [f"{x} ({i})" if labels.count(x) > 1 else x for i, x in enumerate(labels)]
+
+
+class SeatError(ValueError):
+    """A ``--seats`` entry that is neither a human nor a bot the bots package knows."""
+
+
+def bot_error(spec: str) -> str | None:
+    """Why ``spec`` is not a bot (the bots package's own check, with a "did you mean"), or ``None``."""
+    from .. import bots
+
+    try:
+        bots.make_bot(spec, seed=0)
+    except ValueError as e:
+        name = bots.parse_spec(spec)[0] if ":" in spec else spec.strip().lower()
+        close = difflib.get_close_matches(name, sorted(bots.BOTS), n=1, cutoff=0.6)
+        if name not in bots.BOTS and close:
+            return f"unknown bot {name!r}: did you mean {close[0]!r}?"
+        return str(e)
+    return None
+
+
+def _is_bot_name(word: str) -> bool:
+    from .. import bots
+
+    return bot_error(word) is None and word.strip().lower() in bots.BOTS
+
+
 def parse_seats(text: str) -> list[SeatSpec]:
-    """``"human,random,heuristic"`` or ``"Ann,Bob,random"``: a known bot level or spec is a bot, anything else a human's name."""
+    """``"human,random,heuristic"`` or ``"Ann,Bob,ismcts:seconds=1"``; raises :class:`SeatError`.
+
+    Each entry is ``human``, ``human:NAME``, a bot spec (checked by the bots package, so a
+    misspelt option is an error) or a human's name. A name that is a near miss of a bot's
+    name (``heuristc``) is an error with a "did you mean", not a human: write ``human:NAME``
+    for a player really called so.
+    """
+    from .. import bots
+
     out = []
-    for part in (p.strip() for p in text.split(",")):
+    for i, part in enumerate(p.strip() for p in text.split(",")):
         if not part:
-            continue
-        base = part.split(":", 1)[0].lower()
-        if part.lower() == HUMAN:
+            raise SeatError(f"--seats: entry {i + 1} is empty (seats are separated by single commas)")
+        low = part.lower()
+        if low == HUMAN:
             out.append(SeatSpec(HUMAN))
-        elif base in BOT_LEVELS or part.startswith(BOT_PREFIX):
-            out.append(SeatSpec(part.removeprefix(BOT_PREFIX)))
-        else:
-            out.append(SeatSpec(HUMAN, part))
+            continue
+        if low.startswith(HUMAN + ":"):
+            out.append(SeatSpec(HUMAN, part[len(HUMAN) + 1:].strip()))
+            continue
+        prefixed = low.startswith(BOT_PREFIX)
+        spec = part[len(BOT_PREFIX):] if prefixed else part
+        if prefixed or ":" in spec or "=" in spec or _is_bot_name(spec):
+            why = bot_error(spec)
+            if why is not None:
+                raise SeatError(f"--seats: seat {len(out)}: {why}")
+            out.append(SeatSpec(spec.strip().lower() if ":" not in spec else spec.strip()))
+            continue
+        close = difflib.get_close_matches(low, sorted(bots.BOTS), n=1, cutoff=0.75)
+        if close:
+            raise SeatError(f"--seats: seat {len(out)}: {part!r} is not a bot: did you mean {close[0]!r}? "
+                            f"(for a player called {part!r}, write human:{part})")
+        out.append(SeatSpec(HUMAN, part))
     return out
+
+
+def check_writable(path: Path) -> None:
+    """Raise ``OSError`` (with a clear message) unless a record can be written to ``path``;
+    changes nothing on disk."""
+    if path.is_dir():
+        raise IsADirectoryError(f"cannot save the game to {path}: it is a directory")
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise OSError(f"cannot save the game to {path}: {e.strerror or e}") from None
+    if not existed:
+        path.unlink()
+
+
+def autosave_dir() -> Path:
+    """Where games are saved when no ``--save`` file is named: ``$CIVLITE_SAVE_DIR``, else
+    ``games/`` in the user data directory (platformdirs)."""
+    env = os.environ.get("CIVLITE_SAVE_DIR")
+    if env:
+        return Path(env)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("civlite", appauthor=False)) / "games"
+
+
+def new_autosave_path(directory: Path | None = None) -> Path:
+    d = directory or autosave_dir()
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = d / f"civlite-{stamp}.json"
+    n = 1
+    while path.exists():
+        n += 1
+        path = d / f"civlite-{stamp}-{n}.json"
+    return path
+
+
+def last_unfinished(directory: Path | None = None) -> Path | None:
+    """The most recently saved game in the autosave directory that is not over, if any."""
+    d = directory or autosave_dir()
+    try:
+        files = sorted(d.glob("civlite-*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
+    except OSError:
+        return None
+    for f in files[:20]:
+        try:
+            if not GameRecord.load(f).replay().is_over:
+                return f
+        except (RecordError, ValueError, OSError):
+            continue
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +203,31 @@ class Choice:
     key: str = ""  # a stable id, for tests: "pass", "basic:W", "advanced:M>2", "take:Greeks", "meld:D", "build"
 
 
-def event_line(event: Event, seat: int | None) -> str:
+_SEAT = re.compile(r"\bseat (\d+)\b")
+
+
+def event_line(event: Event, seat: int | None, names: Sequence[str] | None = None) -> str:
     """One log line as ``seat`` may read it; ``None`` is a spectator (public facts only).
+    ``names``: the players' names, used instead of "seat N".
 
     (``Event.describe(None)`` is the whole truth, so the event is redacted first.)
     """
-    return event.for_seat(seat).describe(seat)
+    line = event.for_seat(seat).describe(seat)
+    if not names:
+        return line
+    return _SEAT.sub(lambda m: names[int(m[1])] if int(m[1]) < len(names) else m[0], line)
+
+
+def loggable(events: Sequence[Event]) -> list[Event]:
+    """The events worth a log line: a meld's CT gain is already said by the meld's own line."""
+    out: list[Event] = []
+    for e in events:
+        prev = out[-1] if out else None
+        if (e.kind == "gain_ct" and prev is not None and prev.kind == "meld" and prev.player == e.player
+                and prev.amount == e.amount):
+            continue
+        out.append(e)
+    return out
 
 
 def hand_by_suit(hand: Sequence[Card]) -> dict[Suit, list[Card]]:
@@ -156,6 +285,11 @@ def choices_for(view: View) -> list[Choice]:
             out.append(Choice(f"Take {'an' if suit.title[0] in 'AEIOU' else 'a'} {suit.title} ({len(cards)} in {where}: {names})", Take(cards[0]),
                               "", f"take:{suit.letter}"))
     return out
+
+
+def meld_possible(session: Session, seat: int) -> bool:
+    """Whether ``seat`` could meld now (from its own view only)."""
+    return any(c.key == "build" for c in choices_for(session.view(seat)))
 
 
 def is_discard_kind(kind: str) -> bool:
@@ -245,6 +379,11 @@ class Session:
     notices: list[str] = field(default_factory=list)
     save_path: Path | None = None
     bots: dict[int, object] = field(default_factory=dict)
+    #: why the last automatic save failed (``None``: the record on disk is up to date)
+    save_error: str | None = None
+    #: seats whose meld decision is passed by itself when no meld is possible (R9.1: a player's
+    #: setting, on by default for every human)
+    auto_pass_meld: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         from ..bots import make_bot
@@ -253,12 +392,12 @@ class Session:
             raise ValueError(f"{len(self.seats)} seat specs for {self.game.num_players} seats")
         for seat, spec in enumerate(self.seats):
             if spec.is_human:
+                self.auto_pass_meld.add(seat)
                 continue
             try:
                 self.bots[seat] = make_bot(spec.kind, seed=self.game.seed % 1_000_003 * 16 + seat)
             except ValueError as e:
-                self.notices.append(f"seat {seat}: {e}; playing the random bot instead")
-                self.bots[seat] = make_bot("random", seed=self.game.seed % 1_000_003 * 16 + seat)
+                raise SeatError(f"seat {seat}: {bot_error(spec.kind) or e}") from None
 
     # -- construction ----------------------------------------------------------
     @classmethod
@@ -293,14 +432,19 @@ class Session:
         return self.game.to_move
 
     def label(self, seat: int) -> str:
-        return self.seats[seat].label(seat)
+        return self.names[seat]
+
+    @property
+    def names(self) -> list[str]:
+        return seat_names(self.seats)
 
     def view(self, seat: int | None) -> View:
         return self.game.view(seat)
 
     def log_lines(self, seat: int | None) -> list[str]:
         """The log as ``seat`` may read it (its redacted view of every event)."""
-        return [event_line(e, seat) for e in self.events]
+        names = self.names
+        return [event_line(e, seat, names) for e in loggable(self.events)]
 
     # -- playing ---------------------------------------------------------------
     def apply(self, action: Action) -> list[Event]:
@@ -321,10 +465,18 @@ class Session:
         return decide(bot, self.game)
 
     def autosave(self) -> None:
-        if self.save_path is not None:
+        """Save to ``save_path`` (if any); a failure is kept in ``save_error``, never raised."""
+        if self.save_path is None:
+            return
+        try:
             self.save(self.save_path)
+        except OSError as e:
+            self.save_error = f"cannot save to {self.save_path}: {e.strerror or e}"
+        else:
+            self.save_error = None
 
     def save(self, path: Path) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
         self.game.record().save(path)
         return path
 
@@ -360,8 +512,13 @@ class Replay:
     def go(self, step: int) -> None:
         self.step = max(0, min(self.last, step))
 
+    @property
+    def names(self) -> list[str]:
+        return seat_names([SeatSpec.from_record_name(n) for n in self.record.players])
+
     def log_lines(self, seat: int | None) -> list[str]:
-        return [event_line(e, seat) for evs in self.events[: self.step + 1] for e in evs]
+        names = self.names
+        return [event_line(e, seat, names) for evs in self.events[: self.step + 1] for e in loggable(evs)]
 
     def action_text(self) -> str:
         """The action that led to this step, in public terms (a card taken from the deck stays secret)."""
@@ -369,13 +526,13 @@ class Replay:
             return "the deal"
         a = self.record.actions[self.step - 1]
         before = self.games[self.step - 1]
-        who = f"seat {before.to_move}"
+        who = self.names[before.to_move] if before.to_move is not None else "?"
         pending = before.pending
         if isinstance(a, Basic):  # Advanced too
             table = before.rules.advanced if isinstance(a, Advanced) else before.rules.basic
             ab = table[a.cards[0].suit] if a.cards else None
             name = ab.name if ab else a.do
-            target = f" on seat {a.target}" if a.target is not None else ""
+            target = f" on {self.names[a.target]}" if a.target is not None else ""
             return f"{who}: {name}{target}, paying {', '.join(c.name for c in a.cards)}"
         if isinstance(a, Take):
             if pending is not None and pending.kind == "foundations":

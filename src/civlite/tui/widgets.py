@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Button, OptionList, RichLog, SelectionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets._toggle_button import ToggleButton
+from textual.widgets.option_list import Option, OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from ..engine import Action, Basic, Card, Suit, View
@@ -51,21 +54,27 @@ def seat_ct(view: View, seat: int) -> int:
     return view.player(seat).ct
 
 
-def race_renderable(view: View, names: Sequence[str], width: int = 24) -> RenderableType:
-    """The CT race: one bar per seat towards the victory target (R8.1)."""
+def race_renderable(view: View, names: Sequence[str], width: int = 24, *, compact: bool = False) -> RenderableType:
+    """The CT race: one line per seat towards the victory target (R8.1): its CT and a bar,
+    and in the compact layout its hand size instead of the bar."""
     target = view.rules.victory_ct
     t = Table.grid(padding=(0, 1))
-    t.add_column(no_wrap=True)
-    t.add_column(no_wrap=True)
+    t.add_column(no_wrap=True, ratio=1 if compact else None)
     t.add_column(no_wrap=True, justify="right")
+    t.add_column(no_wrap=True)
     for seat in range(view.num_players):
         ct = seat_ct(view, seat)
-        filled = min(width, round(width * ct / target)) if target else width
         mark = "▶" if view.pending is not None and view.pending.player == seat else " "
-        who = Text(f"{mark}{seat} {names[seat]}"[:18], style="bold" if seat == view.seat else "")
+        who = Text(f"{mark}{seat} {names[seat]}"[: 15 if compact else 18], style="bold" if seat == view.seat else "",
+                   overflow="ellipsis")
         style = "bold green" if view.winner == seat else ("yellow" if seat == view.seat else "blue")
+        if compact:
+            cards = len(view.hand) if seat == view.seat else view.player(seat).hand_size
+            t.add_row(who, Text(f"{ct}/{target} CT", style=style), Text(f"{cards} cards", style="grey62"))
+            continue
+        filled = min(width, round(width * ct / target)) if target else width
         bar = Text("█" * filled, style=style) + Text("░" * (width - filled), style="grey35")
-        t.add_row(who, bar, Text(f"{ct}/{target} CT"))
+        t.add_row(who, Text(f"{ct}/{target} CT"), bar)
     return t
 
 
@@ -81,13 +90,14 @@ def opponents_renderable(view: View, names: Sequence[str]) -> RenderableType:
     return t
 
 
-def piles_renderable(view: View) -> RenderableType:
+def piles_renderable(view: View, *, compact: bool = False, pile_key: str = "v") -> RenderableType:
     line = Text()
     line.append(f"Deck {view.deck_size}", style="bold")
     line.append(f"   Discard {len(view.discard)}", style="bold")
+    line.append(f" ({pile_key}: all)", style="grey62")
     if view.discard:
-        line.append("   top: ")
-        line.append_text(cards_text(list(reversed(view.discard[-5:]))))
+        line.append("\ntop: " if compact else "   top: ")
+        line.append_text(cards_text(list(reversed(view.discard[-3 if compact else -5:]))))
     info = Text(f"turn {view.turn} · seat {view.active} · {view.phase} phase", style="grey70")
     if view.extra_turn:
         info.append(" · extra turn (R6.4)", style="yellow")
@@ -163,6 +173,24 @@ class LogPanel(RichLog):
             self.add_line(line)
 
 
+class CardPicker(SelectionList[str]):
+    """A selection list whose picked cards carry a ✓ in their box (not only another colour);
+    an unpicked card's box is empty."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        if len(segments) < 4 or segments[1].text != ToggleButton.BUTTON_INNER:
+            return strip
+        try:
+            selection = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:
+            return strip
+        mark = "✓" if selection.value in self.selected else " "
+        segments[1] = Segment(mark, segments[1].style)
+        return Strip(segments, strip.cell_length)
+
+
 class DecisionPanel(Vertical):
     """The pending decision: a focused choice list, or a card picker for discards and melds.
 
@@ -180,24 +208,25 @@ class DecisionPanel(Vertical):
         self.view: View | None = None
         self.choices: list[Choice] = []
         self.mode = ""  # wait | choices | discard | meld | pay | over
-        self._title = ""
+        self._title: str | Text = ""
         self._choices_title = ""  # to go back from the meld builder or the pay picker
         self._paying: Basic | None = None  # the ability whose cards are being picked
 
     def compose(self) -> ComposeResult:
         yield Static(id="decision-title")
         yield OptionList(id="choices")
-        yield SelectionList[str](id="picker")
+        yield Static(id="choice-detail")
+        yield CardPicker(id="picker")
         yield Static(id="picker-status")
         with Horizontal(id="picker-buttons"):
-            yield Button("Confirm (c)", id="confirm", variant="primary")
-            yield Button("Back (esc)", id="back")
+            yield Button("Confirm (c)", id="confirm", variant="primary", compact=True)
+            yield Button("Back (esc)", id="back", compact=True)
 
     # -- showing a decision ----------------------------------------------------
-    def show_wait(self, text: str) -> None:
+    def show_wait(self, text: str | Text) -> None:
         self._set_mode("wait", text)
 
-    def show_over(self, text: str) -> None:
+    def show_over(self, text: str | Text) -> None:
         self._set_mode("over", text)
 
     def show_choices(self, view: View, title: str, choices: list[Choice]) -> None:
@@ -207,18 +236,27 @@ class DecisionPanel(Vertical):
         ol.clear_options()
         opts = []
         for i, ch in enumerate(choices):
-            prompt = Text()
+            prompt = Text(no_wrap=True, overflow="ellipsis")
             prompt.append(f"{i + 1}. " if i < 9 else "   ", style="bold")
             prompt.append(ch.label)
-            if ch.detail:
-                prompt.append("\n   " + ch.detail, style="grey62")
             opts.append(Option(prompt, id=str(i)))
         ol.add_options(opts)
         self._choices_title = title
         self._set_mode("choices", title)
         if opts:
             ol.highlighted = 0
+        self._show_detail(0 if opts else None)
         ol.focus()
+
+    def _show_detail(self, index: int | None) -> None:
+        """What the highlighted choice does, under the list (one line a choice keeps the list long)."""
+        detail = self.choices[index].detail if index is not None and 0 <= index < len(self.choices) else ""
+        self.query_one("#choice-detail", Static).update(Text(detail, style="grey70"))
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if event.option_list.id == "choices":
+            self._show_detail(event.option_index)
 
     def show_picker(self, view: View, mode: str, title: str, cards: Sequence[Card] | None = None) -> None:
         """``mode`` is ``discard`` (exactly ``pending.count`` cards), ``meld`` (R7.1) or ``pay``
@@ -234,14 +272,16 @@ class DecisionPanel(Vertical):
         sl.highlighted = 0 if offered else None
         sl.focus()
 
-    def _set_mode(self, mode: str, title: str) -> None:
+    def _set_mode(self, mode: str, title: str | Text) -> None:
         if title != self._title:
             self._title = title
-            self.query_one("#decision-title", Static).update(Text.from_markup(title))
+            self.query_one("#decision-title", Static).update(Text.from_markup(title) if isinstance(title, str)
+                                                               else title)
         if mode == self.mode:
             return
         self.mode = mode
         self.query_one("#choices").display = mode == "choices"
+        self.query_one("#choice-detail").display = mode == "choices"
         picking = mode in ("discard", "meld", "pay")
         for w in ("#picker", "#picker-status", "#picker-buttons"):
             self.query_one(w).display = picking
@@ -262,7 +302,12 @@ class DecisionPanel(Vertical):
         if self.mode not in ("discard", "meld", "pay"):
             return
         action, status = self._checked()
-        self.query_one("#picker-status", Static).update(Text(status, style="bold green" if action else "yellow"))
+        text = Text(status, style="bold green" if action else "yellow")
+        picked = self.picked()
+        if picked and (action is None or self.mode == "meld"):
+            text.append("\n✓ picked: ", style="bold")
+            text.append_text(cards_text(picked, letter=False))
+        self.query_one("#picker-status", Static).update(text)
         self.query_one("#confirm", Button).disabled = action is None
 
     def pick(self, index: int) -> bool:

@@ -1,0 +1,15 @@
+"""The terminal app saves every game; in tests it saves into a temporary directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def save_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``$CIVLITE_SAVE_DIR``: where the app saves games no ``--save`` names (never the user's data dir)."""
+    d = tmp_path / "saves"
+    monkeypatch.setenv("CIVLITE_SAVE_DIR", str(d))
+    return d
