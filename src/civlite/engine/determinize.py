@@ -83,6 +83,7 @@ class _Prepared:
             tuple(c.id for c in view.universe) if view.universe is not None else tuple(range(len(CARDS)))
         )
         g._knower = knower
+        g._first_rises = view.first_rises
         pending = view.pending
         g._dkind = pending.kind
         g._dplayer = pending.player

@@ -87,6 +87,7 @@ class Game:
         "_eff",
         "_ev",
         "_first",
+        "_first_rises",
         "_knower",
         "_opts",
         "_rng_shared",
@@ -153,6 +154,8 @@ class Game:
     _actions: list[Action | tuple[Any, ...]]  # compact steps are kept raw until asked for
     _start: dict[str, Any] | None
     _first: int
+    #: the draws of the first Rises still owed (rule set's ``first_rise_draw``), in turn order
+    _first_rises: tuple[int, ...]
 
     def __init__(
         self,
@@ -187,8 +190,19 @@ class Game:
             _shuffle(self.rng, self.deck)
         drawn_first = self.rng.randrange(n)  # always drawn, so a replay with the seat given agrees
         self._first = drawn_first if first == "random" else int(first)
+        bonus = rules.per_seat("start_hand_bonus", n)  # per seat in turn order (R2.1)
         for p in range(n):
-            self._draw_quiet(p, rules.hand_size)
+            self._draw_quiet(p, rules.hand_size + (bonus[(p - self._first) % n] if bonus else 0))
+        start_ct = rules.per_seat("start_ct", n)
+        if start_ct:
+            for p in range(n):
+                k = start_ct[(p - self._first) % n]
+                if k:
+                    self.ct[p] = k
+                    if self.supply is not None:
+                        self.supply -= k
+                    self._ev.append(Event("gain_ct", "R2.1", p, amount=k))
+        self._first_rises = rules.per_seat("first_rise_draw", n) or ()
         self.active = self._first
         self._start_turn(count_turn=False)
         self.opening_events = tuple(self._ev)
@@ -230,6 +244,7 @@ class Game:
         self._actions = []
         self._start = None
         self._first = 0
+        self._first_rises = ()
 
     # -- positions (scenarios, FEN-like) ------------------------------------------
     @classmethod
@@ -550,7 +565,11 @@ class Game:
             self.turn += 1
         self._ev.append(_E(("turn", "R4", self.active, None, None, (), 1 if extra else 0, self.turn, (), (), ())))
         self.phase = "rise"
-        self._draw(self.active, self.rules.rise_draw, "R4.1")
+        draw = self.rules.rise_draw
+        if self._first_rises and not extra:  # a seat's first Rise (rule set's first_rise_draw)
+            draw = self._first_rises[0]
+            self._first_rises = self._first_rises[1:]
+        self._draw(self.active, draw, "R4.1")
         self._ask_action()
 
     def _ask_action(self) -> None:
@@ -1134,6 +1153,7 @@ class Game:
         g._actions = actions
         g._start = start
         g._first = self._first
+        g._first_rises = self._first_rises
         return g
 
     # -- views (the only way a seat sees the game) --------------------------------
@@ -1187,6 +1207,7 @@ class Game:
             searching=searching,
             selecting=selecting,
             universe=None if full else tuple(CARDS[c] for c in self.universe),
+            first_rises=self._first_rises,
         )
 
     # -- whole truth, records -----------------------------------------------------

@@ -164,6 +164,17 @@ NUMBERS: dict[str, tuple[int | None, str]] = {
     "turn_limit": (500, "R8.2"),
 }
 
+#: per-seat compensation keys (values in turn order, the first player first) and what
+#: they set; see :meth:`RuleSet.per_seat`
+SEAT_KEYS: dict[str, str] = {
+    "start_ct": "R2.1 CT each seat starts with",
+    "start_hand_bonus": "R2.1 cards dealt beyond hand_size (or fewer, if negative)",
+    "first_rise_draw": "R4.1 cards drawn in each seat's first Rise (instead of rise_draw)",
+}
+
+#: a per-seat key's value: ``(players, values)`` pairs; ``players`` 0 is "any player count"
+SeatValues = tuple[tuple[int, tuple[int, ...]], ...]
+
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
@@ -183,6 +194,10 @@ class RuleSet:
     meld_suits: tuple[Suit, ...] = MAJOR_SUITS
     meld_one_of: tuple[Suit, ...] = MINOR_SUITS
     abilities: tuple[Ability, ...] = DEFAULT_ABILITIES
+    #: compensation for the order of play (SEAT_KEYS); empty: none
+    start_ct: SeatValues = ()
+    start_hand_bonus: SeatValues = ()
+    first_rise_draw: SeatValues = ()
     # derived lookup tables, filled in __post_init__
     basic: tuple[Ability | None, ...] = field(default=(), compare=False, repr=False)
     advanced: tuple[Ability | None, ...] = field(default=(), compare=False, repr=False)
@@ -224,7 +239,7 @@ class RuleSet:
         if not isinstance(data, dict):
             raise RuleSetError(f"{where}: a rule set is a table of keys, got {type(data).__name__}")
         base = _DEFAULT
-        known = {"name", "meld", "basic", "advanced", "description"} | set(NUMBERS)
+        known = {"name", "meld", "basic", "advanced", "description"} | set(NUMBERS) | set(SEAT_KEYS)
         unknown = sorted(set(data) - known)
         if unknown:
             raise RuleSetError(
@@ -245,6 +260,9 @@ class RuleSet:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise RuleSetError(f"{where}: {key!r} must be a whole number, got {value!r}")
             changes[key] = value
+        for key in SEAT_KEYS:
+            if key in data:
+                changes[key] = _parse_seat_values(data[key], f"{where}: {key}")
         if "meld" in data:
             meld = data["meld"]
             if not isinstance(meld, dict):
@@ -309,9 +327,11 @@ class RuleSet:
 
     def with_changes(self, **changes: Any) -> RuleSet:
         """A copy with some numbers changed: ``rules.with_changes(victory_ct=15)``."""
-        bad = sorted(set(changes) - set(NUMBERS) - {"name"})
+        bad = sorted(set(changes) - set(NUMBERS) - set(SEAT_KEYS) - {"name"})
         if bad:
-            raise RuleSetError(f"unknown rule-set number {bad[0]!r}; the numbers are: {', '.join(NUMBERS)}")
+            raise RuleSetError(
+                f"unknown rule-set number {bad[0]!r}; the numbers are: {', '.join([*NUMBERS, *SEAT_KEYS])}"
+            )
         merged = self.to_dict()
         merged.update(changes)
         return RuleSet.from_dict(merged)
@@ -338,6 +358,26 @@ class RuleSet:
             raise RuleSetError("meld: a suit may appear once, in 'suits' or in 'one_of'")
         if not self.meld_suits and not self.meld_one_of:
             raise RuleSetError("meld: needs at least one suit")
+        lows = {"start_ct": 0, "start_hand_bonus": -self.hand_size, "first_rise_draw": 0}
+        for key, low in lows.items():
+            for players, values in getattr(self, key):
+                where = f"{key}[{players} players]" if players else key
+                if players and not 2 <= players <= 8:
+                    raise RuleSetError(f"{key}: a player count must be 2..8, got {players}")
+                if not values or len(values) > (players or 8):
+                    raise RuleSetError(
+                        f"{where}: give 1 to {players or 8} values (one per seat in turn order), got {len(values)}"
+                    )
+                for v in values:
+                    if not isinstance(v, int) or isinstance(v, bool) or v < low:
+                        raise RuleSetError(f"{where}: values must be whole numbers >= {low}, got {v!r}")
+                    if key == "start_ct" and v >= self.victory_ct:
+                        raise RuleSetError(f"{where}: {v} CT would win at once (victory_ct is {self.victory_ct})")
+        if self.ct_supply is not None:
+            for n in range(self.min_players, self.max_players + 1):
+                total = sum(self.per_seat("start_ct", n) or ())
+                if total > self.ct_supply:
+                    raise RuleSetError(f"start_ct: {n} players start with {total} CT, more than ct_supply {self.ct_supply}")
         seen: set[tuple[str, Suit]] = set()
         names = [a.name for a in self.abilities]
         if len(set(names)) != len(names):
@@ -348,12 +388,28 @@ class RuleSet:
                 raise RuleSetError(f"two {a.tier} abilities for suit {a.suit.letter}")
             seen.add((a.tier, a.suit))
 
+    def per_seat(self, key: str, players: int) -> tuple[int, ...] | None:
+        """A per-seat key (SEAT_KEYS) for ``players`` players, in turn order (the first
+        player first), or ``None`` when it does not apply. A list shorter than the number
+        of players repeats its last value: ``start_ct = [0, 1]`` gives 0, 1, 1, 1 with 4."""
+        table = dict(getattr(self, key))
+        values = table.get(players, table.get(0))
+        if not values:
+            return None
+        return tuple(values[min(i, len(values) - 1)] for i in range(players))
+
     # -- output -------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The full rule set as plain data (JSON/TOML-ready); ``from_dict`` inverts it."""
         out: dict[str, Any] = {"name": self.name}
         for key in NUMBERS:
             out[key] = getattr(self, key)
+        for key in SEAT_KEYS:
+            table = getattr(self, key)
+            if not table or (len(table) == 1 and table[0][0] == 0):
+                out[key] = list(table[0][1]) if table else []
+            else:
+                out[key] = {str(n) if n else "default": list(v) for n, v in table}
         out["meld"] = {
             "suits": [SUIT_LETTERS[s] for s in self.meld_suits],
             "one_of": [SUIT_LETTERS[s] for s in self.meld_one_of],
@@ -379,6 +435,11 @@ class RuleSet:
                 lines.append(f"# {key} = 100   # {ref}")
             else:
                 lines.append(f"{key} = {v}   # {ref}")
+        for key, ref in SEAT_KEYS.items():
+            v = d[key]
+            text = json.dumps(v) if isinstance(v, list) else (
+                "{ " + ", ".join(f"{n} = {json.dumps(x)}" for n, x in v.items()) + " }")
+            lines.append(f"{key} = {text}   # {ref}, per seat in turn order")
         lines += ["", "[meld]", f"suits = {json.dumps(d['meld']['suits'])}",
                   f"one_of = {json.dumps(d['meld']['one_of'])}"]
         for tier in ("basic", "advanced"):
@@ -392,6 +453,31 @@ class RuleSet:
         if self == _DEFAULT:
             return "RuleSet.default()"
         return f"RuleSet.from_dict({self.to_dict()!r})"
+
+
+def _parse_seat_values(value: Any, where: str) -> SeatValues:
+    """``[0, 1]`` (any player count) or ``{2 = [0, 1], 4 = [0, 0, 1, 1], default = [0]}``."""
+    def values(v: Any, w: str) -> tuple[int, ...]:
+        if isinstance(v, int) and not isinstance(v, bool):
+            return (v,)
+        if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+            raise RuleSetError(f"{w}: must be a list of whole numbers, one per seat in turn order, got {v!r}")
+        return tuple(v)
+
+    if isinstance(value, dict):
+        out: list[tuple[int, tuple[int, ...]]] = []
+        for k, v in value.items():
+            if k == "default":
+                n = 0
+            else:
+                try:
+                    n = int(k)
+                except ValueError:
+                    raise RuleSetError(f"{where}: keys are player counts or 'default', got {k!r}") from None
+            out.append((n, values(v, f"{where}.{k}")))
+        return tuple(sorted(out))
+    v = values(value, where)
+    return ((0, v),) if v else ()
 
 
 def _parse_suits(value: Any, where: str) -> tuple[Suit, ...]:

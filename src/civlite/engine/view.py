@@ -77,6 +77,7 @@ class View:
     searching: tuple[Card, ...] | None = None
     selecting: tuple[Card, ...] = ()
     universe: tuple[Card, ...] | None = None  # None: the full 112-card deck
+    first_rises: tuple[int, ...] = ()  # draws of the first Rises still owed, in turn order
 
     def player(self, seat: int) -> PlayerView:
         for p in self.players:
