@@ -107,3 +107,11 @@ def test_copies_and_determinized_games_keep_the_owed_first_rises() -> None:
 def test_default_deal_is_unchanged() -> None:
     a, b = Game(2, seed=11), Game(2, seed=11, rules=RuleSet.from_dict({"start_ct": [0]}))
     assert a.hands == b.hands and a.ct == b.ct == [0, 0]
+
+
+def test_a_removed_ability_stays_removed_through_dict_and_toml() -> None:
+    # (a rule set travels to simulation workers as a dict: a removed ability must not come back)
+    r = RuleSet.from_dict({"basic": {"M": False}, "advanced": {"X": "none"}})
+    assert r.basic[Suit.MILITARY] is None and r.advanced[Suit.BOON] is None
+    assert RuleSet.from_dict(r.to_dict()) == r
+    assert RuleSet.from_dict(tomllib.loads(r.to_toml())) == r

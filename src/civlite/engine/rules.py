@@ -422,6 +422,10 @@ class RuleSet:
                 }
                 for a in self.abilities if a.tier == tier
             }
+            # an ability of the default that this rule set removed stays removed (from_dict merges)
+            for a in DEFAULT_ABILITIES:
+                if a.tier == tier and SUIT_LETTERS[a.suit] not in out[tier]:
+                    out[tier][SUIT_LETTERS[a.suit]] = False
         return out
 
     def to_toml(self) -> str:
@@ -440,10 +444,14 @@ class RuleSet:
             text = json.dumps(v) if isinstance(v, list) else (
                 "{ " + ", ".join(f"{n} = {json.dumps(x)}" for n, x in v.items()) + " }")
             lines.append(f"{key} = {text}   # {ref}, per seat in turn order")
+        lines += [f"{tier}.{letter} = false   # removed" for tier in ("basic", "advanced")
+                  for letter, a in d[tier].items() if a is False]
         lines += ["", "[meld]", f"suits = {json.dumps(d['meld']['suits'])}",
                   f"one_of = {json.dumps(d['meld']['one_of'])}"]
         for tier in ("basic", "advanced"):
             for letter, a in d[tier].items():
+                if a is False:
+                    continue
                 lines += ["", f"[{tier}.{letter}]", f"name = {json.dumps(a['name'])}",
                           f"cards = {a['cards']}", f"effects = {json.dumps(a['effects'])}",
                           f"rule = {json.dumps(a['rule'])}"]
