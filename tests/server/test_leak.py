@@ -6,6 +6,7 @@ the WebSocket endpoint uses), with SQLite storage. A frame for seat ``s`` may na
 only if it is in ``s``'s hand, on the discard pile, among ``s``'s known cards of other
 hands, in the deck while ``s`` searches it (Vision), or in the public payload of an event of
 that very frame. A (re)connect's log may also repeat what the seat legitimately saw before.
+Once the game is over a frame's ``final`` part reveals every hand (as the record does then).
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ class Checker:
         key = (t.id, seat)
         ever = self.ever.setdefault(key, set())
         self.frames += 1
+        if "final" in frame:  # every hand revealed: only once the game is over (the record is public then)
+            if not game.is_over:
+                self.problems.append(f"{key} {frame['type']} reveals the hands before the game is over")
+            frame = {k: v for k, v in frame.items() if k != "final"}
         if frame["type"] == "update":
             public: set[str] = set()
             for e in frame["events"]:

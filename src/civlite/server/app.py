@@ -120,6 +120,18 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         rec: dict[str, Any] = t.game.record().to_json()
         return rec
 
+    @app.get("/api/tables/{table_id}/replay")
+    async def replay(table_id: str, request: Request, seat: int | None = None) -> dict[str, Any]:
+        """A finished game step by step as one seat saw it (no ``seat``: as a spectator)."""
+        m = mgr(request)
+        t = await m.get(table_id)
+        if t is None:
+            raise HTTPException(404, f"there is no table {table_id!r}")
+        try:
+            return await asyncio.to_thread(m.replay_json, t, seat)
+        except ProtocolError as e:
+            raise HTTPException(409 if e.code == "not_over" else 422, e.message) from None
+
     @app.get("/healthz")
     async def health() -> dict[str, str]:
         return {"status": "ok"}

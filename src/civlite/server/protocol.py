@@ -3,7 +3,7 @@
 Client -> server (every message carries ``"v": 1``)::
 
     {"v": 1, "type": "hello", "table": "<id>", "token": "<seat token>" | null}
-    {"v": 1, "type": "action", "id": "<client-chosen id>", "action": {"do": "pass"}}
+    {"v": 1, "type": "action", "id": "<client-chosen id>", "action": {"do": "pass"}, "decision": 12}
     {"v": 1, "type": "rematch"}
     {"v": 1, "type": "ping"}
 
@@ -42,6 +42,9 @@ class ActionMsg(_Msg):
     type: Literal["action"]
     id: Annotated[str, Field(min_length=1, max_length=64)]
     action: dict[str, Any]
+    #: the number of the decision this move answers (``decision_number`` of the state it was
+    #: chosen from): a late or doubled answer is refused ("stale") and changes nothing
+    decision: Annotated[int, Field(ge=0)] | None = None
 
 
 class Rematch(_Msg):

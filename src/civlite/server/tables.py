@@ -58,6 +58,17 @@ RULESETS: dict[str, RuleSet] = {
     "quick": RuleSet.default().with_changes(name="quick", victory_ct=10),
 }
 LOG_TAIL = 400  # log entries sent on (re)connect
+STALE = "That move was already made (or is late): the table has moved on."
+#: default names of bot seats, distinct at a table (a name a player gave is skipped)
+BOT_NAMES = ("Nefertiti", "Ashoka", "Pericles", "Cyrus", "Boudica", "Zenobia", "Sargon", "Tomyris")  # no card names
+#: bidirectional controls (an RLO would reverse the text after it) and other invisible format marks
+_UNSAFE = re.compile("[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def safe_name(name: str | None) -> str:
+    """A player or table name with control and bidirectional-override characters removed and
+    spaces collapsed ("" when nothing is left). Clients still isolate names (<bdi>)."""
+    return " ".join(_UNSAFE.sub("", name or "").split())
 BOT_LEVELS = ("random", "heuristic", "ismcts")
 
 
@@ -185,10 +196,16 @@ class Table:
     deadline: float | None = None  # epoch seconds when the clock runs out
     task_seq: int = -1
     unsure: bool = False  # a write failed: reload from storage before the next move
+    joined: set[int] = field(default_factory=set)  # seats whose player has connected (their clock may run)
+    via: dict[int, str] = field(default_factory=dict)  # action number -> "bot" / "clock" (not "human")
+    missed: dict[int, int] = field(default_factory=dict)  # seat -> clock moves made while it was away
 
     @property
     def id(self) -> str:
         return self.info.id
+
+    def name(self, seat: int) -> str:
+        return str(self.info.seats[seat].get("name") or f"Seat {seat + 1}")
 
     def seat_of(self, token: str) -> int | None:
         digest = token_digest(token)
@@ -346,20 +363,21 @@ class Manager:
             raise ProtocolError("bad_rules", str(e)) from None
         seats: list[dict[str, Any]] = []
         tokens: list[str | None] = []
-        humans = bots = 0
+        humans = 0
+        given = [safe_name(s.name) for s in spec.seats]
+        bot_names = iter(n for n in BOT_NAMES if n not in given)
         for i, s in enumerate(spec.seats):
             if s.kind == "bot":
-                bots += 1
                 try:
                     level = check_bot_spec(s.bot or "random")
                 except ValueError as e:
                     raise ProtocolError("bad_bot", f"seat {i}: {e}") from None
-                seats.append({"kind": "bot", "bot": level, "name": s.name or f"Bot {bots} ({level.split(':')[0]})"})
+                seats.append({"kind": "bot", "bot": level, "name": given[i] or next(bot_names, f"Bot {i + 1}")})
                 tokens.append(None)
             else:
                 humans += 1
                 tok = secrets.token_urlsafe(18)
-                seats.append({"kind": "human", "bot": None, "name": s.name or f"Player {humans}",
+                seats.append({"kind": "human", "bot": None, "name": given[i] or f"Player {humans}",
                               "token_sha256": token_digest(tok)})  # the token itself is stored nowhere
                 tokens.append(tok)
         if spec.seed is not None and not spec.practice:
@@ -372,7 +390,7 @@ class Manager:
         try:
             info = await asyncio.to_thread(
                 self.store.create_table, id=secrets.token_urlsafe(6).replace("-", "x").replace("_", "y"),
-                name=spec.name or f"{len(seats)}-seat table", rules=rules.to_dict(), seed=seed, seats=seats,
+                name=safe_name(spec.name) or f"{len(seats)}-seat table", rules=rules.to_dict(), seed=seed, seats=seats,
                 clock=spec.clock, seeded=spec.practice)
         except Exception as e:
             log.warning("a table could not be stored: %s: %s", type(e).__name__, e)
@@ -418,8 +436,13 @@ class Manager:
             ev = game.apply(action_from_json(a.action))
             t.log.extend((a.seq, e) for e in ev)
             t.seq = a.seq
+            if a.by != "human":
+                t.via[a.seq] = a.by
             if a.client_id:
                 t.client_ids[a.client_id] = a.seq
+        # a seat whose player has moved has come (after a restart its clock goes on; a seat whose
+        # player never came keeps waiting for them)
+        t.joined = {a.seat for a in acts if a.by == "human"}
         for i, s in enumerate(info.seats):
             if s.get("kind") == "bot":
                 t.bots[i], _ = bot_for(str(s.get("bot") or "random"), info.seed * 10 + i)
@@ -442,6 +465,7 @@ class Manager:
             return
         t.info, t.game, t.seq, t.log, t.client_ids, t.bots = (fresh.info, fresh.game, fresh.seq, fresh.log,
                                                               fresh.client_ids, fresh.bots)
+        t.via, t.joined = fresh.via, t.joined | fresh.joined
         for c in list(t.conns):
             c.send(self.welcome(t, c.seat))
 
@@ -451,24 +475,85 @@ class Manager:
             return None
         return {"seat": t.game.pending.player, "deadline": int(t.deadline * 1000), "seconds": t.info.clock}
 
+    @staticmethod
+    def entry(t: Table, seq: int, e: Event, seat: int | None) -> dict[str, Any]:
+        """One log entry as ``seat`` may see it, with its action's number (and ``via`` for a bot
+        or clock move)."""
+        d = dict(e.to_json(seat), seq=seq)
+        via = t.via.get(seq)
+        if via is not None:
+            d["via"] = via
+        return d
+
+    @staticmethod
+    def final_json(t: Table) -> dict[str, Any] | None:
+        """Once the game is over, every hand and CT is public (as the record is)."""
+        if not t.game.is_over:
+            return None
+        truth = t.game.state_json()
+        return {"hands": [p["hand"] for p in truth["players"]], "ct": [p["ct"] for p in truth["players"]],
+                "winner": t.game.winner, "drawn": list(t.game.view(None).drawn)}
+
+    def replay_json(self, t: Table, seat: int | None) -> dict[str, Any]:
+        """A finished game step by step as ``seat`` saw it (``None``: a spectator): each action's
+        events redacted for that reader and the reader's view after it. Only for a game that is
+        over (the record is public then), so a replay can never show a live game's hidden cards."""
+        if not t.game.is_over:
+            raise ProtocolError("not_over", "the replay is published when the game is over")
+        if seat is not None and not 0 <= seat < len(t.info.seats):
+            raise ProtocolError("bad_seat", f"there is no seat {seat + 1} at this table")
+        g = t.game.record().initial()
+        steps = [{"seq": 0, "by": None, "events": [dict(e.to_json(seat), seq=0) for e in g.opening_events],
+                  "state": g.view(seat).to_json()}]
+        for i, action in enumerate(t.game.record().actions, start=1):
+            events = g.apply(action)
+            who = action.player if action.player is not None else None
+            steps.append({"seq": i, "by": {"seat": who, "via": t.via.get(i, "human")},
+                          "events": [self.entry(t, i, e, seat) for e in events], "state": g.view(seat).to_json()})
+        return {"table": t.summary(), "seat": seat, "steps": steps, "final": self.final_json(t)}
+
+    @staticmethod
+    def choices_json(t: Table, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may choose now (the engine's per-seat choices) and the decision's number,
+        which a move names so that a late or doubled answer is refused."""
+        g: Any = t.game
+        if hasattr(g, "choices"):
+            c: dict[str, Any] = g.choices(seat).to_json()
+            dn = int(g.decision_number)
+        else:
+            from .choices_fallback import choices_json  # only until the engine has Game.choices
+
+            dn = t.seq + 1
+            c = choices_json(t.game, seat, dn)
+        for a in c.get("abilities", ()):
+            a["text"] = ability_text(a["text"])
+        return {"choices": c, "decision_number": dn}
+
     def welcome(self, t: Table, seat: int | None) -> dict[str, Any]:
         g = t.game
-        return {
+        w: dict[str, Any] = {
             "v": VERSION, "type": "welcome", "seat": seat, "table": t.summary(), "seq": t.seq,
-            "state": g.view(seat).to_json(),
-            "log": [dict(e.to_json(seat), seq=s) for s, e in t.log[-LOG_TAIL:]],
+            "state": g.view(seat).to_json(), **self.choices_json(t, seat),
+            "log": [self.entry(t, s, e, seat) for s, e in t.log[-LOG_TAIL:]],
             "clock": self.clock_json(t),
         }
+        final = self.final_json(t)
+        if final is not None:
+            w["final"] = final
+        return w
 
     def _broadcast_update(self, t: Table, seq: int, events: list[Event], seat: int, via: str) -> None:
         built: dict[int | None, str] = {}
         clock = self.clock_json(t)
+        final = self.final_json(t)
         for c in list(t.conns):
             text = built.get(c.seat)
             if text is None:
                 msg = {"v": VERSION, "type": "update", "seq": seq, "by": {"seat": seat, "via": via},
-                       "events": [dict(e.to_json(c.seat), seq=seq) for e in events],
-                       "state": t.game.view(c.seat).to_json(), "clock": clock}
+                       "events": [self.entry(t, seq, e, c.seat) for e in events],
+                       "state": t.game.view(c.seat).to_json(), **self.choices_json(t, c.seat), "clock": clock}
+                if final is not None:
+                    msg["final"] = final
                 text = built[c.seat] = json.dumps(msg, separators=(",", ":"))
             c.send_text(text)
             if self.on_frame is not None:
@@ -480,7 +565,7 @@ class Manager:
             c.send_text(text)
 
     def _presence(self, t: Table) -> None:
-        self._broadcast(t, {"v": VERSION, "type": "presence", "connected": t.connected()})
+        self._broadcast(t, {"v": VERSION, "type": "presence", "connected": t.connected(), "clock": self.clock_json(t)})
 
     # -- client messages ------------------------------------------------------------
     async def handle(self, conn: Conn, raw: str | bytes) -> None:
@@ -537,9 +622,14 @@ class Manager:
         async with t.lock:
             conn.table, conn.seat = t, seat
             t.conns.add(conn)
+            if seat is not None:
+                t.joined.add(seat)  # its clock may run from now on (never before its player came)
             if t.task is None and not t.game.is_over:
                 self._schedule(t)  # take the table over if nobody here runs its next bot move or clock
             w = self.welcome(t, seat)
+            missed = t.missed.pop(seat, 0) if seat is not None else 0
+            if missed:
+                w["missed_clock"] = missed  # told on return: the clock decided for this seat while away
             conn.send(w)
             if self.on_frame is not None:
                 self.on_frame(conn, w)
@@ -566,7 +656,7 @@ class Manager:
         pending = t.game.pending
         if pending is None:
             return True
-        return t.info.seats[pending.player].get("kind") != "bot" and not t.info.clock
+        return t.info.seats[pending.player].get("kind") != "bot" and (not t.info.clock or pending.player not in t.joined)
 
     async def action(self, conn: Conn, msg: ActionMsg) -> None:
         t = conn.table
@@ -581,15 +671,16 @@ class Manager:
         try:
             raw = dict(msg.action)
             if raw.get("player") is not None and raw.get("player") != seat:
-                raise ProtocolError("wrong_seat", f"you hold seat {seat}, not seat {raw.get('player')}")
+                raise ProtocolError("wrong_seat", f"you hold seat {seat + 1} ({t.name(seat)}), and may move only for it")
             raw["player"] = seat
             action = action_from_json(raw)
         except ActionFormatError as e:
             raise ProtocolError("bad_action", str(e)) from None
-        await self.submit(t, seat, action, client_id=msg.id, by="human", conn=conn)
+        await self.submit(t, seat, action, client_id=msg.id, by="human", conn=conn, decision=msg.decision)
 
     async def submit(self, t: Table, seat: int, action: Action, client_id: str | None, by: str,
-                     conn: Conn | None = None, expect_seq: int | None = None) -> int | None:
+                     conn: Conn | None = None, expect_seq: int | None = None,
+                     decision: int | None = None) -> int | None:
         """Apply, commit, acknowledge, broadcast. Returns the action's number (None if skipped)."""
         # action ids are the client's choice: scoped by seat, so seats cannot collide
         key = f"{seat}:{client_id}" if client_id is not None else None
@@ -616,13 +707,23 @@ class Manager:
             assert pending is not None
             if pending.player != seat:
                 raise ProtocolError("not_your_turn",
-                                    f"seat {seat} may not decide now: the pending decision is seat {pending.player}'s {pending.kind}")
+                                    f"it is not your turn: {t.name(pending.player)} (seat {pending.player + 1}) decides now "
+                                    f"({pending.kind.replace('_', ' ')})")
             # the move is played on a copy, which replaces the game only once it is stored: a
             # write that fails leaves the table exactly as it was
             g = t.game.clone()
             try:
-                events = g.apply(action)
+                if decision is None:
+                    events = g.apply(action)
+                elif hasattr(g, "decision_number"):
+                    events = g.apply(action, decision=decision)  # type: ignore[call-arg]
+                else:  # TEMPORARY until the engine's decision numbers are merged
+                    if decision != t.seq + 1:
+                        raise IllegalActionError(f"this answers decision {decision}, but the game is at decision {t.seq + 1}")
+                    events = g.apply(action)
             except IllegalActionError as e:
+                if type(e).__name__ == "StaleDecisionError" or "answers decision" in str(e):
+                    raise ProtocolError("stale", STALE) from None
                 raise ProtocolError("illegal", str(e)) from None
             seq = t.seq + 1
             a = Append(t.id, seq, seat, action.to_json(), key, by, over=g.is_over, winner=g.winner)
@@ -644,6 +745,10 @@ class Manager:
                                     "changed: try again in a moment") from None
             t.game = g
             t.seq = seq
+            if by != "human":
+                t.via[seq] = by
+            if by == "clock" and not any(c.seat == seat for c in t.conns):
+                t.missed[seat] = t.missed.get(seat, 0) + 1
             t.log.extend((seq, e) for e in events)
             if key is not None:
                 t.client_ids[key] = seq
@@ -674,13 +779,13 @@ class Manager:
             seat = pending.player
             kind = t.info.seats[seat].get("kind")
             if not own:
-                if kind != "bot" and t.info.clock:
+                if kind != "bot" and t.info.clock and seat in t.joined:
                     t.deadline = time.time() + t.info.clock
             elif kind == "bot":
                 delay = self.bot_delay * random.uniform(0.6, 1.4) if self.bot_delay > 0 else 0.0
                 t.task = asyncio.create_task(self._bot_move(t, seat, t.seq, delay))
                 t.task_seq = t.seq
-            elif t.info.clock:
+            elif t.info.clock and seat in t.joined:  # a seat's clock runs once its player has come
                 t.deadline = time.time() + t.info.clock
                 t.task = asyncio.create_task(self._clock(t, seat, t.seq, float(t.info.clock)))
                 t.task_seq = t.seq
@@ -743,7 +848,7 @@ class Manager:
             bot, level = bot_for(self.clock_bot, None)
             action = decide(bot, t.game.clone())
             self._broadcast(t, {"v": VERSION, "type": "notice", "kind": "clock", "seat": seat,
-                                "text": f"seat {seat}'s clock ran out: the {level} bot decided for it"})
+                                "text": f"{t.name(seat)}'s clock ran out: the {level} bot decided for them"})
             t.task = None
             await self.submit(t, seat, action, client_id=None, by="clock", expect_seq=seq)
         except asyncio.CancelledError:
@@ -808,6 +913,8 @@ class Manager:
                     await self._reload(t)
                     return
                 t.seq = a.seq
+                if a.by != "human":
+                    t.via[a.seq] = a.by
                 t.log.extend((a.seq, e) for e in events)
                 if a.client_id:
                     t.client_ids[a.client_id] = a.seq
