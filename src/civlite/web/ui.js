@@ -1,0 +1,124 @@
+// Shared pieces of the browser client: the view library, cards, names, sentences.
+// Names come from players: they are shown only as text (never as HTML), inside <bdi> so a
+// right-to-left name cannot reorder the sentence around it, with bidi controls removed.
+import { html, render, h } from "./vendor/htm-preact.js";
+
+export { html, render, h };
+
+export const ICONS = ["⚐", "♔", "△", "✎", "⚔", "⌂", "☄", "✿"]; // C L W A M B D X
+const LETTERS = "CLWAMBDX";
+export const META = { cards: [], suits: [], rulesets: {}, bots: [] };
+export const SUIT = new Map(); // card name -> suit index
+
+export function setMeta(meta) {
+  Object.assign(META, meta);
+  for (const c of meta.cards) SUIT.set(c.name, c.suit);
+}
+
+/** A suit as an index, whatever form it comes in (0-7, "W", "WONDER", "Wonder"). */
+export function suitIndex(s) {
+  if (typeof s === "number") return s;
+  if (typeof s !== "string") return 0;
+  if (/^\d+$/.test(s)) return +s;
+  if (s.length === 1) return Math.max(0, LETTERS.indexOf(s.toUpperCase()));
+  const i = META.suits.findIndex((x) => x.name.toLowerCase() === s.toLowerCase());
+  return Math.max(0, i);
+}
+export const suitName = (i) => META.suits[i]?.name ?? "";
+export const suitOf = (card) => SUIT.get(card) ?? 0;
+
+// bidi controls (an RLO would reverse what follows it) and other invisible format characters
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+export const clean = (s) => String(s ?? "").replace(UNSAFE, "");
+
+/** A player's name: isolated, cleaned, shortened with an ellipsis by CSS (full name on hover). */
+export function Name({ name, you = false }) {
+  const n = clean(name);
+  return html`<bdi class="name" title=${n}>${n}</bdi>${you ? html`<span class="you"> (you)</span>` : ""}`;
+}
+
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+export function list(items) {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+/** A card drawn as a card: a band of its suit's colour with the suit's symbol, then its name.
+ *  With ``onClick`` it is a toggle button (aria-pressed). */
+export function Card({ name, pressed, onClick, small, disabled, hint, testid, extraClass = "" }) {
+  const s = suitOf(name);
+  const cls = `card s${s} ${small ? "small" : ""} ${pressed ? "sel" : ""} ${extraClass}`;
+  // the name comes first in the page (so it leads the button's accessible name); CSS shows the band on top
+  const inner = html`<span class="nm">${name}</span>
+    <span class="band"><span class="sym" aria-hidden="true">${ICONS[s]}</span><span class="suit"><span class="sr-only">, </span>${suitName(s)}</span></span>
+    ${pressed ? html`<span class="tick" aria-hidden="true">✓</span>` : ""}`;
+  if (!onClick) {
+    return html`<span class=${cls} role="img" aria-label=${`${name} (${suitName(s)})`} data-card=${name}
+      data-testid=${testid} title=${hint}>${inner}</span>`;
+  }
+  return html`<button type="button" class=${cls} aria-pressed=${pressed ? "true" : "false"} disabled=${disabled}
+    data-card=${name} data-testid=${testid} title=${hint} onClick=${onClick}>${inner}</button>`;
+}
+
+/** Cards in a row (a list, for screen readers). */
+export function Cards({ cards, small, empty = "none", testid, label }) {
+  if (!cards || !cards.length) return html`<span class="muted" data-testid=${testid}>${empty}</span>`;
+  return html`<ul class="cards" data-testid=${testid} aria-label=${label}>${cards.map((c, i) => html`<li key=${`${c}-${i}`}><${Card} name=${c} small=${small} /></li>`)}</ul>`;
+}
+
+/** Plain words for a server error (REST): FastAPI's validation list becomes sentences. */
+export function plainError(detail, status) {
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) {
+    return detail.map((d) => {
+      const loc = (d.loc || []).filter((x) => x !== "body");
+      let where = loc.join(" ");
+      if (loc[0] === "seats" && typeof loc[1] === "number") where = `Seat ${loc[1] + 1}${loc[2] ? ` ${loc[2]}` : ""}`;
+      const msg = String(d.msg || "is not valid").replace(/^Value error, /, "").replace(/^String should have /, "should have ");
+      return `${where ? `${where[0].toUpperCase()}${where.slice(1)}: ` : ""}${msg}`;
+    }).join(". ");
+  }
+  return `The server answered ${status || "with an error"}.`;
+}
+
+export async function api(path, body) {
+  const r = await fetch(path, body === undefined ? {} : {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+  });
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(plainError(data.detail ?? data.message, r.status));
+  return data;
+}
+
+/** One log line as sentence parts: the rule cited ("R5"), then the text with every "seat N" replaced
+ *  by that seat's name (isolated), first letter capitalised. */
+export function sentence(text, nameOf, me) {
+  const m = /^(R[\d.]+)\s+(.*)$/s.exec(text || "");
+  const rule = m ? m[1] : "";
+  let body = m ? m[2] : (text || "");
+  body = body.replace(/^turn (\d+): /, "Turn $1: ");
+  const parts = [];
+  const re = /\bseats? ((?:\d+)(?:, \d+)*)/g;
+  let last = 0, x;
+  while ((x = re.exec(body))) {
+    parts.push(body.slice(last, x.index));
+    const seats = x[1].split(", ").map(Number);
+    seats.forEach((s, i) => {
+      if (i) parts.push(i === seats.length - 1 ? " and " : ", ");
+      parts.push(html`<${Name} name=${nameOf(s)} you=${s === me} />`);
+    });
+    last = re.lastIndex;
+  }
+  parts.push(body.slice(last));
+  if (typeof parts[0] === "string" && parts[0]) parts[0] = parts[0][0].toUpperCase() + parts[0].slice(1);
+  return { rule, parts };
+}
+
+/** The same sentence as plain text (for the live region). */
+export function sentenceText(text, nameOf, me) {
+  const m = /^(R[\d.]+)\s+(.*)$/s.exec(text || "");
+  const body = (m ? m[2] : (text || "")).replace(/\bseats? ((?:\d+)(?:, \d+)*)/g, (_, g) =>
+    list(g.split(", ").map((s) => (+s === me ? "you" : clean(nameOf(+s))))));
+  return body ? body[0].toUpperCase() + body.slice(1) : body;
+}
