@@ -371,7 +371,7 @@ def test_a_player_chooses_which_card_pays_and_sees_a_preview(browser: Any, tmp_p
         page.click('button.ability[data-ability="Greatness"]')
         page.click('[data-testid="hand-Oracle at Delphi"]')
         page.click("#confirm")
-        page.wait_for_selector("[data-testid=log] >> text=Greatness: Ann (you) paid Oracle at Delphi")
+        page.wait_for_function("document.querySelector('[data-testid=log]').innerText.includes('Greatness: Ann (you) paid Oracle at Delphi')")
         assert page.locator('[data-testid="hand-Stonehenge"]').count() == 1  # the other one stays
         assert not errors, errors
     finally:

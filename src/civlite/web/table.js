@@ -315,6 +315,7 @@ function TopBar({ conn, v }) {
   return html`<div class="topbar">
     <h1 class="tname"><${Name} name=${conn.table.name} /></h1>
     <span class="muted turninfo">Turn ${st.turn} · first to ${rules.victory_ct} CT</span>
+    ${conn.table.practice ? html`<span class="badge practice" data-testid="practice" title="its creator chose the seed, so may know every card">practice table · seed ${conn.table.seed}</span>` : ""}
     ${clock ? html`<span class=${`clock ${left <= 10 ? "low" : ""}`} data-testid="clock" aria-label=${`Turn clock: ${v.name(clock.seat)}, ${left} seconds left`}>
       ⏱ <${Name} name=${v.name(clock.seat)} /> ${left} s</span>` : html`<span data-testid="clock"></span>`}
     <span class="spacer"></span>
@@ -510,7 +511,7 @@ function Decision({ conn, v, c }) {
       <div class="row">
         <button type="button" id="confirm" class="primary big" data-choice="confirm" aria-disabled=${!ready || busy ? "true" : "false"}
           onClick=${() => { if (ready) conn.act({ do: a.level, cards, ...(a.needs_target ? { target: ui.target } : {}) }); }}>Confirm</button>
-        <button type="button" data-choice="cancel" aria-disabled=${busy ? "true" : null} onClick=${set(() => { ui.ability = null; ui.target = null; conn.focusNext = "#decision-h"; })}>Cancel</button>
+        <button type="button" data-choice="cancel" aria-disabled=${busy ? "true" : null} onClick=${set(() => { ui.ability = null; ui.target = null; ui.cards = []; conn.focusNext = "#decision-h"; })}>Cancel</button>
       </div>${Sending}`;
   }
   if (k === "meld") {
