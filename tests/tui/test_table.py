@@ -204,3 +204,55 @@ async def test_a_possible_meld_is_always_asked() -> None:
         await pilot.pause()
         assert 0 in s.auto_pass_meld and not s.game.actions
         assert app.table.query_one(DecisionPanel).mode == "choices"
+
+
+@run_async
+async def test_setup_screen_offers_the_last_unfinished_game(save_dir: Path) -> None:
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    s.apply(s.game.legal_actions()[0])
+    path = s.save(save_dir / "civlite-20260101-000000.json")
+    app = CivliteApp(delay=0)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#resume").value == str(path)  # type: ignore[attr-defined]
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.session is not None
+        assert app.session.save_path == path
+        assert app.session.game.actions[: len(s.game.actions)] == s.game.actions
+
+
+@run_async
+async def test_a_turns_the_automatic_meld_pass_off_for_the_player_at_the_screen() -> None:
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        assert "auto-pass meld on" in screen_text(app)
+        await pilot.press("a")
+        await pilot.pause()
+        assert s.auto_pass_meld == set() and "auto-pass meld off" in screen_text(app)
+        await pilot.press("p")  # pass the action: the meld decision is asked though no meld is possible
+        await pilot.pause()
+        assert s.game.pending is not None and s.game.pending.kind == "meld" and s.to_move == 0
+
+
+@run_async
+async def test_replay_fits_80x24_and_shows_the_discard_pile(tmp_path: Path) -> None:
+    from civlite.tui import Replay, ReplayApp
+
+    s = Session.new([SeatSpec("random"), SeatSpec("heuristic")], rules=FAST, seed=2)
+    while s.to_move is not None:
+        s.apply(s.bot_action())
+    r = Replay.load(s.save(tmp_path / "r.json"))
+    app = ReplayApp(r)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        assert app.screen.has_class("compact")
+        text = screen_text(app)
+        assert all(f"{s.game.ct[i]}/6 CT" in text for i in range(2))
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, DiscardScreen)
+        assert all(c.name in screen_text(app) for c in s.game.view(None).discard)
