@@ -57,9 +57,9 @@ def step(page: Any, shots: dict[str, bool], who: str) -> bool:
                 page.wait_for_selector("[data-testid=preview]")
                 if page.locator("[data-target]").count():
                     page.locator("[data-target]").first.check()
-                if not shots.get("pay"):
-                    shots["pay"] = True
-                    shot(page, f"{who}-pay-preview", "decision")
+                if not shots.get(f"pay-{who}"):
+                    shots[f"pay-{who}"] = True
+                    shot(page, f"{who}-pay-preview", "decision" if who == "ann" else None)
                 page.click("#confirm")
                 return True
         page.click("[data-choice=pass]")
@@ -119,9 +119,15 @@ def test_a_whole_game_on_a_desktop_and_a_phone(browser: Any, tmp_path: Any) -> N
         a.select_option("[data-testid=seat-kind-1]", "human")
         a.fill("#sname-1", long_name)
         a.select_option("[data-testid=seat-kind-2]", "bot:random")
+        # the server's validation errors are told in plain words, not as JSON
+        said = a.evaluate("""async () => (await import('/static/ui.js')).plainError([
+            {loc: ['body', 'victory_ct'], msg: 'Input should be greater than or equal to 1'},
+            {loc: ['body', 'seats', 1, 'name'], msg: 'String should have at most 40 characters'}])""")
+        assert said == "Victory target: should be greater than or equal to 1. Seat 2 Name: should have at most 40 characters"
         a.fill("#victory", "6")
-        a.fill("#tname", "Browser test \u202eevil")
+        a.fill("#tname", "Friday game")
         shot(a, "01-lobby", "lobby")
+        a.fill("#tname", "Browser test \u202eevil")
         a.click("[data-testid=create-table]")
         a.wait_for_selector("[data-testid=invite-1]")
         invite = a.input_value("[data-testid=invite-1]")
@@ -429,7 +435,7 @@ def test_axe_finds_no_serious_problem_in_the_lobby_the_table_and_the_end(browser
             deadline = time.monotonic() + 180
             while not page.evaluate("document.body.dataset.over"):
                 assert time.monotonic() < deadline
-                if not step(page, {"pay": True, "discard": True}, "axe"):
+                if not step(page, {"pay-axe": True, "discard": True}, "axe"):
                     page.wait_for_timeout(50)
             page.wait_for_selector("[data-testid=winner]")
             found += audit(page, f"end {vp['width']}")

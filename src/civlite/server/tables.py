@@ -371,7 +371,7 @@ class Manager:
                 try:
                     level = check_bot_spec(s.bot or "random")
                 except ValueError as e:
-                    raise ProtocolError("bad_bot", f"seat {i}: {e}") from None
+                    raise ProtocolError("bad_bot", f"Seat {i + 1}'s bot: {e}") from None
                 seats.append({"kind": "bot", "bot": level, "name": given[i] or next(bot_names, f"Bot {i + 1}")})
                 tokens.append(None)
             else:
@@ -501,7 +501,7 @@ class Manager:
         if not t.game.is_over:
             raise ProtocolError("not_over", "the replay is published when the game is over")
         if seat is not None and not 0 <= seat < len(t.info.seats):
-            raise ProtocolError("bad_seat", f"there is no seat {seat + 1} at this table")
+            raise ProtocolError("bad_seat", f"this table has seats 0 to {len(t.info.seats) - 1} (counted from 0): not {seat}")
         g = t.game.record().initial()
         steps = [{"seq": 0, "by": None, "events": [dict(e.to_json(seat), seq=0) for e in g.opening_events],
                   "state": g.view(seat).to_json()}]
@@ -671,7 +671,7 @@ class Manager:
         try:
             raw = dict(msg.action)
             if raw.get("player") is not None and raw.get("player") != seat:
-                raise ProtocolError("wrong_seat", f"you hold seat {seat + 1} ({t.name(seat)}), and may move only for it")
+                raise ProtocolError("wrong_seat", f"you hold {t.name(seat)}'s seat and may move only for it")
             raw["player"] = seat
             action = action_from_json(raw)
         except ActionFormatError as e:
@@ -707,7 +707,7 @@ class Manager:
             assert pending is not None
             if pending.player != seat:
                 raise ProtocolError("not_your_turn",
-                                    f"it is not your turn: {t.name(pending.player)} (seat {pending.player + 1}) decides now "
+                                    f"it is not your turn: {t.name(pending.player)} decides now "
                                     f"({pending.kind.replace('_', ' ')})")
             # the move is played on a copy, which replaces the game only once it is stored: a
             # write that fails leaves the table exactly as it was

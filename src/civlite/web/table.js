@@ -165,7 +165,8 @@ export class TableConn {
       case "error":
         if (m.id) this.outbox.delete(m.id);
         this.busy = this.outbox.size > 0;
-        this.error = PLAIN_ERRORS[m.code] || m.message;
+        // engine messages count seats from 0 ("seat 0's meld"): name the players instead
+        this.error = PLAIN_ERRORS[m.code] || sentenceText(m.message, (x) => this.name(x), this.seat);
         this.say(this.error);
         if (m.code === "bad_token" || m.code === "no_table") {
           this.fatal = m.message; this.closed = true; this.ws.close(); this.opts.setStatus("cannot join", true);
@@ -379,7 +380,21 @@ function Board({ v, conn }) {
         html`<li key=${c}><${Card} name=${c} small extraClass=${fresh.has(c) ? "fresh" : ""} /></li>`)}</ul>` : html`<p class="muted" data-testid="discard">empty</p>`}
     </div>
     ${st.pending && !(conn && conn.mine()) ? html`<p class="waitline"><${Waiting} v=${v} /></p>` : ""}
+    ${conn ? html`<${ThisTurn} v=${v} />` : ""}
   </section>`;
+}
+
+/** What happened in this turn so far (and the turn before it), on the table itself. */
+function ThisTurn({ v }) {
+  const log = v.log;
+  let start = log.length;
+  let turns = 0;
+  while (start > 0 && turns < 2) { start -= 1; if (log[start].kind === "turn") turns += 1; }
+  const items = log.slice(start).filter((e) => e.kind !== "turn" && e.kind !== "shuffle");
+  if (!items.length) return "";
+  return html`<div class="thisturn"><h2 class="pile-h">Latest moves</h2>
+    <ol data-testid="latest">${items.slice(-8).map((e, i) => html`<li key=${`${e.seq}-${i}`} title=${`Rule ${e.rule}`}>
+      ${sentence(e.text, v.name, v.me).parts}${e.via === "clock" ? html` <span class="badge onfelt">clock</span>` : ""}</li>`)}</ol></div>`;
 }
 
 function Log({ v, entries }) {

@@ -73,9 +73,10 @@ export function plainError(detail, status) {
   if (Array.isArray(detail)) {
     return detail.map((d) => {
       const loc = (d.loc || []).filter((x) => x !== "body");
-      let where = loc.join(" ");
-      if (loc[0] === "seats" && typeof loc[1] === "number") where = `Seat ${loc[1] + 1}${loc[2] ? ` ${loc[2]}` : ""}`;
-      const msg = String(d.msg || "is not valid").replace(/^Value error, /, "").replace(/^String should have /, "should have ");
+      const FIELDS = { victory_ct: "Victory target", clock: "Turn clock", name: "Name", seats: "Players", rules: "Rules", bot: "bot" };
+      let where = loc.map((x) => FIELDS[x] ?? x).join(" ");
+      if (loc[0] === "seats" && typeof loc[1] === "number") where = `Seat ${loc[1] + 1}${loc[2] ? ` ${FIELDS[loc[2]] ?? loc[2]}` : ""}`;
+      const msg = String(d.msg || "is not valid").replace(/^Value error, /, "").replace(/^(String|Input|List) should (have|be) /, "should $2 ");
       return `${where ? `${where[0].toUpperCase()}${where.slice(1)}: ` : ""}${msg}`;
     }).join(". ");
   }
