@@ -1210,6 +1210,33 @@ class Game:
             first_rises=self._first_rises,
         )
 
+    def view_counts(self, seat: int) -> tuple[list[int], list[int], list[list[int]], list[int], list[int], Ability | None]:
+        """What :meth:`view` shows ``seat`` of the cards, as counts per suit (R1.2: cards of
+        one suit play alike), for fixed-size encodings that run every step (RL).
+
+        Returns ``(hand, discard, known, searching, selecting, resolving)``: suit counts
+        (8 each) of the seat's hand and of the discard pile; ``known[k]`` the suit counts of
+        the cards the seat knows in the hand of seat ``(seat + k) % n`` (``known[0]`` is all
+        zeros); the deck's content while this seat decides a Vision and the cards it has
+        picked in a step-by-step discard (zeros otherwise); the ability being resolved.
+        The same filter as :meth:`view` (tests check that they agree)."""
+        if not (isinstance(seat, int) and 0 <= seat < self.n):
+            raise ValueError(f"seat must be 0..{self.n - 1}, got {seat!r}")
+        hands = self.hands
+        knower = self._knower
+        bit = 1 << seat
+        n = self.n
+        known = [[0] * 8]
+        for k in range(1, n):
+            known.append(_suit_counts([c for c in hands[(seat + k) % n] if knower[c] & bit]))
+        searching = selecting = [0] * 8
+        if not self.over and seat == self._dplayer:
+            if self._dkind == _DECIDE_VISION:
+                searching = _suit_counts(self.deck)
+            selecting = _suit_counts(self._selected)
+        return (_suit_counts(hands[seat]), _suit_counts(self.discard), known, searching, selecting,
+                self._ability)
+
     # -- whole truth, records -----------------------------------------------------
     def state_json(self) -> dict[str, Any]:
         """The whole truth in the ``state`` form of SCENARIOS.md (deck top first)."""
@@ -1275,6 +1302,15 @@ class Game:
 
 
 _PASS = Pass()
+
+
+_SUIT_BYTES = bytes(SUIT_OF) + bytes(256 - len(SUIT_OF))
+
+
+def _suit_counts(cards: list[int]) -> list[int]:
+    """Counts per suit of card ids (one C pass per suit: a hot path of RL encodings)."""
+    b = bytes(cards).translate(_SUIT_BYTES)
+    return [b.count(0), b.count(1), b.count(2), b.count(3), b.count(4), b.count(5), b.count(6), b.count(7)]
 
 
 def _shuffle(rng: random.Random, pile: list[int]) -> None:
