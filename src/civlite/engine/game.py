@@ -1308,7 +1308,13 @@ _SUIT_BYTES = bytes(SUIT_OF) + bytes(256 - len(SUIT_OF))
 
 
 def _suit_counts(cards: list[int]) -> list[int]:
-    """Counts per suit of card ids (one C pass per suit: a hot path of RL encodings)."""
+    """Counts per suit of card ids (a hot path of RL encodings: a loop for a hand, one C
+    pass per suit for a pile)."""
+    if len(cards) < 16:
+        out = [0] * 8
+        for c in cards:
+            out[SUIT_OF[c]] += 1
+        return out
     b = bytes(cards).translate(_SUIT_BYTES)
     return [b.count(0), b.count(1), b.count(2), b.count(3), b.count(4), b.count(5), b.count(6), b.count(7)]
 
