@@ -1,20 +1,25 @@
-"""PettingZoo and Gymnasium conformance and behaviour."""
+"""PettingZoo and Gymnasium: the libraries' own checkers, conventions and behaviour."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
-pytest.importorskip("gymnasium")
+gymnasium = pytest.importorskip("gymnasium")
 
-from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
-from civlite.engine import NUM_ACTIONS, Game, RuleSet
-from civlite.rl.encoding import encode_view, obs_size
-from civlite.rl.gymnasium import SingleAgentEnv
-from civlite.rl.pettingzoo import env
+from civlite.engine import NUM_ACTIONS, Game, RuleSet  # noqa: E402
+from civlite.rl.encoding import encode_game, encode_view, obs_size  # noqa: E402
+from civlite.rl.gymnasium import ENV_ID, SingleAgentEnv  # noqa: E402
+from civlite.rl.pettingzoo import env, raw_env  # noqa: E402
+
+SHORT = RuleSet.default().with_changes(victory_ct=8)
+TURN_LIMITED = RuleSet.default().with_changes(turn_limit=3)
 
 
 @pytest.mark.parametrize("players", [2, 3, 6])
@@ -22,44 +27,116 @@ def test_pettingzoo_api(players: int) -> None:
     api_test(env(players=players), num_cycles=1000)
 
 
+def test_pettingzoo_raw_api() -> None:
+    api_test(raw_env(players=2), num_cycles=300)
+
+
 def test_pettingzoo_seed() -> None:
     seed_test(lambda: env(players=3), num_cycles=50)
 
 
-def _play_out(e: object, seed: int) -> tuple[dict[str, float], int, bool]:
+def test_pettingzoo_render() -> None:
+    render_test(lambda render_mode=None: env(players=2, render_mode=render_mode))
+
+
+def _play_out(e: Any, seed: int) -> tuple[dict[str, float], int, bool, dict[str, Any]]:
     rng = np.random.default_rng(seed)
-    e.reset(seed=seed)  # type: ignore[attr-defined]
+    e.reset(seed=seed)
     totals: dict[str, float] = {}
     steps = 0
     repeated = False
     prev = None
-    for agent in e.agent_iter():  # type: ignore[attr-defined]
-        obs, reward, term, trunc, _ = e.last()  # type: ignore[attr-defined]
+    last_info: dict[str, Any] = {}
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, info = e.last()
         totals[agent] = totals.get(agent, 0.0) + reward
         if term or trunc:
-            e.step(None)  # type: ignore[attr-defined]
+            last_info = info
+            assert term != trunc
+            e.step(None)
             continue
         legal = np.flatnonzero(obs["action_mask"])
         assert len(legal) > 0
         repeated |= agent == prev
         prev = agent
-        e.step(int(rng.choice(legal)))  # type: ignore[attr-defined]
+        e.step(int(rng.choice(legal)))
         steps += 1
-    return totals, steps, repeated
+    return totals, steps, repeated, last_info
 
 
 def test_pettingzoo_full_games_rewards() -> None:
-    rules = RuleSet.default().with_changes(victory_ct=8)
-    e = env(players=3, rules=rules)
+    e = env(players=3, rules=SHORT)
     any_repeat = False
     for seed in range(5):
-        totals, steps, repeated = _play_out(e, seed)
+        totals, steps, repeated, info = _play_out(e, seed)
         any_repeat |= repeated
         assert steps > 0
-        vals = sorted(totals.values())
-        assert vals in ([-1.0, -1.0, 1.0], [0.0, 0.0, 0.0])
+        assert sorted(totals.values()) == [-1.0, -1.0, 1.0]
+        assert not info["turn_limit"]
         assert not e.agents
     assert any_repeat  # some agent decided twice in a row (discard steps, extra turns)
+
+
+def test_pettingzoo_turn_limit_is_truncation() -> None:
+    e = env(players=2, rules=TURN_LIMITED)
+    truncated = 0
+    for seed in range(6):
+        e.reset(seed=seed)
+        for _agent in e.agent_iter():
+            obs, reward, term, trunc, info = e.last()
+            if term or trunc:
+                if trunc:
+                    truncated += 1
+                    assert not term and reward == 0.0 and info["turn_limit"] and info["winner"] is None
+                e.step(None)
+            else:
+                e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert truncated > 0
+
+
+def test_pettingzoo_illegal_move_classic_and_raw() -> None:
+    e = env(players=2)
+    e.reset(seed=1)
+    e.step(NUM_ACTIONS - 1)  # a discard step is not legal in the action phase
+    assert all(e.terminations.values())
+    assert e.rewards["player_0"] == -1.0 and e.rewards["player_1"] == 0.0
+    r = raw_env(players=2)
+    r.reset(seed=1)
+    with pytest.raises(ValueError, match="not legal"):
+        r.step(NUM_ACTIONS - 1)
+    with pytest.raises(Exception, match="reset"):
+        env(players=2).step(0)  # order enforcing
+
+
+def test_one_seed_one_deal_everywhere() -> None:
+    g = Game(2, seed=5)
+    pz = raw_env(players=2)
+    pz.reset(seed=5)
+    assert pz.game.hands == g.hands and pz.game.deck == g.deck
+    gym = SingleAgentEnv(opponents=["random"], seat=0)  # the learner moves first: nothing played yet
+    gym.reset(seed=5)
+    assert gym.game is not None and gym.game.hands == g.hands and gym.game.deck == g.deck
+    drawn = SingleAgentEnv(opponents=["random"])  # any seat: the same game seed
+    drawn.reset(seed=5)
+    assert drawn.game is not None and drawn.game.seed == 5
+    # a reset without a seed continues the seeded sequence: the same in two environments
+    other = raw_env(players=2)
+    other.reset(seed=5)
+    pz.reset()
+    other.reset()
+    assert pz.game.hands == other.game.hands and pz.game.hands != g.hands
+
+
+def test_demo_replays_the_seeded_deal() -> None:
+    from typer.testing import CliRunner
+
+    from civlite.cli import app
+
+    env5 = raw_env(players=2)
+    env5.reset(seed=5)
+    rise = next(e for e in env5.game.opening_events if e.kind == "draw").describe()  # the first Rise, whole truth
+    out = CliRunner().invoke(app, ["demo", "--seed", "5", "--players", "2"]).output
+    assert rise in out
 
 
 def test_observation_is_the_view_only() -> None:
@@ -69,37 +146,84 @@ def test_observation_is_the_view_only() -> None:
     # swap one card of seat 1's hand with one of the deck: seat 0 cannot tell
     h.hands[1][0], h.deck[0] = h.deck[0], h.hands[1][0]
     np.testing.assert_array_equal(encode_view(g.view(0)), encode_view(h.view(0)))
+    np.testing.assert_array_equal(encode_game(g, 0), encode_game(h, 0))
     assert encode_view(g.view(0)).shape == (obs_size(2),)
 
 
+def test_fast_encoding_equals_the_view_encoding() -> None:
+    rng = np.random.default_rng(3)
+    for players in (2, 4):
+        for seed in range(2):
+            g = Game(players, seed=seed, rules=SHORT)
+            while True:
+                for seat in range(players):
+                    np.testing.assert_array_equal(encode_game(g, seat), encode_view(g.view(seat)))
+                if g.is_over:
+                    break
+                g.apply_id(int(rng.choice(g.legal_ids())))
+
+
 def test_observation_mask_and_render() -> None:
-    e = env(players=2, render_mode="ansi")
+    e = raw_env(players=2, render_mode="ansi")
     e.reset(seed=1)
     obs = e.observe("player_0")
     assert obs["action_mask"].shape == (NUM_ACTIONS,)
     assert obs["action_mask"][0] == 1  # pass is legal in the action phase
     assert not e.observe("player_1")["action_mask"].any()
     text = e.render()
-    assert isinstance(text, str) and "seat 0" in text and "pending" in text
-    with pytest.raises(ValueError):
-        e.step(NUM_ACTIONS - 1)  # a discard step is not legal in the action phase
+    assert isinstance(text, str) and "seat 0" in text and "pending" in text and "R4.1" in text
 
 
 def test_gymnasium_check_env(opponent_spec: str) -> None:
-    check_env(SingleAgentEnv(opponents=[opponent_spec]), skip_render_check=True)
-    check_env(SingleAgentEnv(opponents=["random", "random"], seat="random"), skip_render_check=True)
+    # the checker samples actions without the mask: make illegal ones penalised no-ops
+    check_env(SingleAgentEnv(opponents=[opponent_spec], illegal_penalty=-0.1), skip_render_check=True)
+    check_env(SingleAgentEnv(opponents=["random", "random"], illegal_penalty=-0.1), skip_render_check=True)
 
 
-def test_gymnasium_default_is_heuristic() -> None:
+def test_sb3_check_env() -> None:
+    sb3 = pytest.importorskip("stable_baselines3.common.env_checker")
+    sb3.check_env(SingleAgentEnv(opponents=["random"], illegal_penalty=-0.1), warn=False)
+
+
+def test_gymnasium_make_and_make_vec() -> None:
+    e = gymnasium.make(ENV_ID, opponents=["random"])
+    obs, _ = e.reset(seed=2)
+    assert obs["observation"].shape == (obs_size(2),)
+    v = gymnasium.make_vec(ENV_ID, num_envs=3, vectorization_mode="sync", opponents=["random"])
+    obs, _ = v.reset(seed=2)
+    assert obs["observation"].shape == (3, obs_size(2))
+    b = gymnasium.make_vec(ENV_ID, num_envs=3, vectorization_mode="vector_entry_point")
+    obs, _ = b.reset(seed=2)
+    assert obs["action_mask"].shape == (3, NUM_ACTIONS)
+
+
+def test_gymnasium_defaults(opponent_spec: str) -> None:
+    e = SingleAgentEnv(opponents=["random"])
+    with pytest.raises(RuntimeError, match="reset"):
+        e.step(0)
+    seats = {e.reset(seed=s)[1]["seat"] for s in range(12)}
+    assert seats == {0, 1}  # the learner's seat is drawn per reset
+    e.reset(seed=3)
+    with pytest.raises(ValueError, match="not legal"):
+        e.step(NUM_ACTIONS - 1)
     try:
-        e = SingleAgentEnv()
+        assert SingleAgentEnv().opponent_specs == ["heuristic"]
     except ValueError:
         pytest.skip("the heuristic bot is not built yet")
-    assert e.opponent_specs == ["heuristic"]
+
+
+def test_gymnasium_illegal_penalty_changes_nothing() -> None:
+    e = SingleAgentEnv(opponents=["random"], illegal_penalty=-0.5)
+    obs, _ = e.reset(seed=3)
+    before = e.game.state_json()  # type: ignore[union-attr]
+    obs2, reward, term, trunc, info = e.step(NUM_ACTIONS - 1)
+    assert info["illegal_action"] and reward == -0.5 and not term and not trunc
+    assert e.game.state_json() == before  # type: ignore[union-attr]
+    np.testing.assert_array_equal(obs["observation"], obs2["observation"])
 
 
 def test_gymnasium_episode(opponent_spec: str) -> None:
-    e = SingleAgentEnv(opponents=[opponent_spec], rules=RuleSet.default().with_changes(victory_ct=8))
+    e = SingleAgentEnv(opponents=[opponent_spec], rules=SHORT)
     rng = np.random.default_rng(0)
     for seed in range(3):
         obs, info = e.reset(seed=seed)
@@ -108,14 +232,22 @@ def test_gymnasium_episode(opponent_spec: str) -> None:
         while not done:
             assert obs["action_mask"].any()
             assert (e.action_masks() == obs["action_mask"].astype(bool)).all()
-            obs, reward, done, trunc, info = e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            obs, reward, term, trunc, info = e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
             assert not info["illegal_action"] and not trunc
-        assert reward in (-1.0, 0.0, 1.0)
+            done = term
+        assert reward in (-1.0, 1.0)
         assert (reward == 1.0) == (info["winner"] == e.seat)
 
 
-def test_gymnasium_illegal_action_is_replaced() -> None:
-    e = SingleAgentEnv(opponents=["random"], illegal_penalty=-0.5)
-    e.reset(seed=3)
-    _, reward, _, _, info = e.step(NUM_ACTIONS - 1)
-    assert info["illegal_action"] and reward == -0.5
+def test_gymnasium_turn_limit_is_truncation() -> None:
+    e = SingleAgentEnv(opponents=["random"], rules=TURN_LIMITED)
+    seen = 0
+    for seed in range(6):
+        obs, _ = e.reset(seed=seed)
+        term = trunc = False
+        while not (term or trunc):
+            obs, reward, term, trunc, info = e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        if trunc:
+            seen += 1
+            assert not term and reward == 0.0 and info["turn_limit"]
+    assert seen > 0

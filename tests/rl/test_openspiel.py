@@ -219,7 +219,7 @@ def test_strings_tensors_and_hidden_cards() -> None:
             obs = s.observation_string(p)
             assert info.startswith(obs)
             assert len(s.observation_tensor(p)) == obs_size(3)
-            assert len(s.information_state_tensor(p)) == obs_size(3)
+            assert len(s.information_state_tensor(p)) == obs_size(3) + 8 + 512 * 22 + 1
             view = g.view(p)
             visible = {c.name for c in view.hand} | {c.name for c in view.discard}
             visible |= {c.name for q in view.players for c in q.known}
@@ -293,3 +293,90 @@ def test_many_random_games_keep_invariants() -> None:
         game = _load(players)
         for _ in range(25):
             _random_game(game, rng)
+
+
+def test_two_player_game_is_zero_sum() -> None:
+    assert _load(2).get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert _load(2).utility_sum() == 0.0
+    assert _load(3).get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    rng = random.Random(4)
+    for _ in range(3):  # draws (turn limit) are 0/0: the returns always sum to 0
+        state, _, _ = _random_game(_load(2, victory_ct=8), rng, check=False)
+        assert sum(state.returns()) == 0.0
+
+
+def test_information_state_tensor_has_perfect_recall() -> None:
+    """The tensor is the observation, the dealt hand and every event the seat saw (redacted):
+    what a seat saw stays in it, while the observation forgets."""
+    from civlite.rl.openspiel import EVENT_RECORD
+
+    history = 400
+    game = _load(2, history=history)
+    size = obs_size(2) + 8 + history * EVENT_RECORD + 1
+    assert game.information_state_tensor_shape() == [size]
+    rng = random.Random(5)
+    s = game.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+    start = [np.array(s.information_state_tensor(p)) for p in range(2)]
+    prev = [x[obs_size(2) + 8:-1].reshape(history, EVENT_RECORD) for x in start]
+    grew = 0
+    for _ in range(60):
+        if s.is_terminal():
+            break
+        if s.is_chance_node():
+            s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+            continue
+        s.apply_action(rng.choice(s.legal_actions()))
+        if s.is_chance_node():
+            continue
+        for p in range(2):
+            info = np.array(s.information_state_tensor(p))
+            obs = np.array(s.observation_tensor(p))
+            assert np.array_equal(info[:len(obs)], obs)
+            assert np.array_equal(info[obs_size(2):obs_size(2) + 8], start[p][obs_size(2):obs_size(2) + 8])
+            events = info[obs_size(2) + 8:-1].reshape(history, EVENT_RECORD)
+            used = int((prev[p][:, 0] > 0).sum())
+            assert np.array_equal(events[:used], prev[p][:used])  # nothing seen is forgotten
+            grew += int((events[:, 0] > 0).sum()) > used
+            prev[p] = events
+            assert info[-1] == 0.0
+    assert grew > 10
+    # the other seat's hidden draws are counted but not shown
+    assert s.information_state_tensor(0) != s.information_state_tensor(1)
+
+
+def test_seeded_chance_deals_what_the_engine_deals() -> None:
+    from civlite.rl.openspiel import SeededChance
+
+    game = _load(2)
+    for seed in (5, 6):
+        engine = Game(2, seed=seed)
+        sampler = SeededChance(seed)
+        s = game.new_initial_state()
+        rng = random.Random(seed)
+        decisions = 0
+        while not s.is_terminal() and decisions < 150:
+            if s.is_chance_node():
+                s.apply_action(sampler(s))
+                continue
+            g = _game(s)
+            if sampler.exact:
+                assert [sorted(h) for h in g.hands] == [sorted(h) for h in engine.hands]
+                assert g.ct == engine.ct and sorted(g.deck) == sorted(engine.deck)
+            a = rng.choice(s.legal_actions())
+            s.apply_action(a)
+            engine.apply_id(a)
+            decisions += 1
+        assert decisions > 10
+    assert Game(2, seed=5).hands[1] == _game(_seeded_start(game, 5)).hands[1]
+
+
+def _seeded_start(game: Any, seed: int) -> Any:
+    from civlite.rl.openspiel import SeededChance
+
+    s = game.new_initial_state()
+    sampler = SeededChance(seed)
+    while s.is_chance_node():
+        s.apply_action(sampler(s))
+    return s

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import NUM_ACTIONS, Card, View
+from ..engine import NUM_ACTIONS, Ability, Card, Game, View
 from ..engine.cards import SUIT_OF
 
 PHASES = ("rise", "action", "meld", "fall")
@@ -102,6 +102,68 @@ def encode_view(view: View, out: np.ndarray | None = None) -> np.ndarray:
     out[i + 5] = 1.0 if view.over else 0.0
     i += 6
     assert i == out.shape[0], (i, out.shape)
+    np.minimum(out, OBS_HIGH, out=out)
+    return out
+
+
+_PHASE_HOT = {p: [1.0 if q == p else 0.0 for q in PHASES] for p in PHASES}
+_NO_PHASE = [0.0] * 4
+_KIND_HOT = {k: [1.0 if q == k else 0.0 for q in KINDS] + [0.0] for k in KINDS}
+_ABILITY_KIND = [0.0] * 5 + [1.0]
+_NO_DECISION = [0.0] * 7
+_ZEROS16 = [0.0] * 16
+
+
+def _ability_hot(ab: Ability | None) -> list[float]:
+    if ab is None:
+        return _ZEROS16
+    out = [0.0] * 16
+    out[(8 if ab.tier == "advanced" else 0) + int(ab.suit)] = 1.0
+    return out
+
+
+def encode_values(game: Game, seat: int) -> list[float]:
+    """:func:`encode_view` of ``game.view(seat)`` as a list, from :meth:`Game.view_counts`
+    (the engine's per-suit view: no :class:`View` built, about 4x faster)."""
+    hand, discard, known, searching, selecting, ability = game.view_counts(seat)
+    n = game.n
+    ct = game.ct
+    hands = game.hands
+    vals: list[float] = list(hand)
+    for k in range(n):
+        s = (seat + k) % n
+        vals.append(ct[s])
+        vals.append(len(hands[s]))
+        vals += known[k]
+    vals.append(len(game.deck))
+    vals += discard
+    vals += searching
+    vals += selecting
+    vals += _PHASE_HOT.get(game.phase, _NO_PHASE)
+    rel = [0.0] * (2 * n)
+    over = game.is_over
+    if over:
+        vals += _NO_DECISION
+    else:
+        kind = game.pending_kind
+        assert kind is not None
+        vals += _KIND_HOT[kind] if kind in _KIND_HOT else _ABILITY_KIND
+        vals.append(game.pending_count)
+        rel[(game.to_move - seat) % n] = 1.0  # type: ignore[operator]
+    vals += _ability_hot(ability)
+    rel[n + (game.active - seat) % n] = 1.0
+    vals += rel
+    r = game.rules
+    supply = game.supply
+    vals += (1.0 if game.extra_turn else 0.0, min(1.0, game.turn / max(1, r.turn_limit)), r.victory_ct,
+             0.0 if supply is None else 1.0, min(supply or 0, OBS_HIGH), 1.0 if over else 0.0)
+    return vals
+
+
+def encode_game(game: Game, seat: int) -> np.ndarray:
+    """The same array as ``encode_view(game.view(seat))``, built faster (for environments,
+    which hold the game: bots and clients only have views and use :func:`encode_view`)."""
+    out = np.array(encode_values(game, seat), dtype=np.float32)
     np.minimum(out, OBS_HIGH, out=out)
     return out
 

@@ -1,41 +1,54 @@
 """Gymnasium environment: one learning seat against civlite bots.
 
->>> from civlite.rl.gymnasium import SingleAgentEnv
->>> env = SingleAgentEnv(opponents=["random"])
+>>> import gymnasium, civlite.rl.gymnasium  # registers civlite/CivLite-v0
+>>> env = gymnasium.make("civlite/CivLite-v0", opponents=["random"])
 >>> obs, info = env.reset(seed=1)
 >>> obs, reward, terminated, truncated, info = env.step(int(obs["action_mask"].nonzero()[0][0]))
+
+``gymnasium.make_vec("civlite/CivLite-v0", num_envs=8)`` gives a vector of them
+(``vectorization_mode="vector_entry_point"``: the batched
+:class:`civlite.rl.vector.CivLiteVectorEnv`, many games stepped in one call).
 
 The observation is the same dict as the PettingZoo environment's (the learner's
 view encoding and the action mask). The opponents are bots made by
 :func:`civlite.bots.make_bot` from spec strings (default one ``"heuristic"``), and
 see only their own views. They play until the learner's next decision or the end.
 
-An action outside the mask is replaced by the lowest legal action (so that
-samplers that ignore the mask, such as Gymnasium's checker, can still step), the
-step's ``info["illegal_action"]`` is then True and ``illegal_penalty`` is added to
-its reward. ``action_masks()`` returns the current mask (the MaskablePPO
-convention). Reward: +1 win, -1 loss, 0 draw, at the end.
+* ``reset(seed=s)`` deals the game ``Game(players, seed=s)`` deals (so ``civlite
+  demo --seed s`` shows it); the learner's seat (``seat="random"``, the default:
+  drawn per reset, since the first seat wins more often) and the bots' seeds come
+  from the environment's own generator, seeded by ``s`` too.
+* ``step()`` before ``reset()`` raises ``RuntimeError``.
+* An action outside the mask raises ``ValueError`` by default. With
+  ``illegal_penalty=x`` it changes nothing instead, and the step returns reward
+  ``x`` and ``info["illegal_action"] = True`` (so that samplers that ignore the mask,
+  such as the env checkers, can step).
+* Reward: +1 win, -1 loss, at the end. The turn limit (R8.2, a draw) is a
+  *truncation* (reward 0, ``info["turn_limit"]``), not a termination.
+
+``action_masks()`` returns the current mask (the MaskablePPO convention).
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 
-from ..bots import Bot, make_bot, play_step
-from ..engine import NUM_ACTIONS, Game, RuleSet
-from .encoding import OBS_HIGH, encode_view, mask_array, obs_size, render_table
+from ..bots import Bot, RandomBot, make_bot
+from ..engine import NUM_ACTIONS, Game, RuleSet, describe_id
+from .encoding import OBS_HIGH, encode_game, obs_size, render_table
 from .pettingzoo import _rules
 
-__all__ = ["SingleAgentEnv"]
+__all__ = ["ENV_ID", "SingleAgentEnv"]
+
+ENV_ID = "civlite/CivLite-v0"
 
 
 class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
-    """One learning seat (``seat``; ``"random"`` draws it each episode) against ``opponents``."""
+    """One learning seat (``seat``: a seat number or ``"random"``, per reset) against ``opponents``."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012
 
@@ -43,12 +56,14 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self,
         opponents: Sequence[str] = ("heuristic",),
         rules: RuleSet | str | None = None,
-        seat: int | str = 0,
-        illegal_penalty: float = 0.0,
+        seat: int | str = "random",
+        illegal_penalty: float | None = None,
         render_mode: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if isinstance(opponents, str):
+            opponents = [s.strip() for s in opponents.split(",") if s.strip()]
         self.rules = _rules(rules)
         self.opponent_specs = list(opponents)
         self.num_players = len(self.opponent_specs) + 1
@@ -67,70 +82,101 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
             "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
         })
         self.action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
-        self._rng = random.Random()
         self.seat = 0 if seat == "random" else int(seat)
-        self.game = Game(self.num_players, seed=0, rules=self.rules)
+        self.game: Game | None = None
         self.bots: dict[int, Bot] = {}
+        self._legal: list[int] = []
 
     def _obs(self) -> dict[str, np.ndarray]:
         g = self.game
-        legal = g.legal_ids() if g.to_move == self.seat else []
-        return {"observation": encode_view(g.view(self.seat)), "action_mask": mask_array(legal)}
+        assert g is not None
+        mask = np.zeros(NUM_ACTIONS, np.int8)
+        mask[self._legal] = 1
+        return {"observation": encode_game(g, self.seat), "action_mask": mask}
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as a boolean array (for maskable learners)."""
-        return self._obs()["action_mask"].astype(bool)
+        mask = np.zeros(NUM_ACTIONS, bool)
+        mask[self._legal] = True
+        return mask
 
     def _info(self) -> dict[str, Any]:
         g = self.game
+        assert g is not None
         info: dict[str, Any] = {"seat": self.seat, "turn": g.turn}
         if g.is_over:
             info["winner"] = g.winner
             info["drawn"] = list(g.drawn)
+            info["turn_limit"] = g.winner is None
         return info
 
     def _play_opponents(self) -> None:
         g = self.game
+        assert g is not None
         while not g.is_over and g.to_move != self.seat:
             seat = g.to_move
             assert seat is not None
-            play_step(self.bots[seat], g)
+            bot = self.bots[seat]
+            legal = g.legal_ids()
+            if type(bot) is RandomBot:  # it reads no view: skip building one
+                g.apply_id(legal[int(bot.rng.random() * len(legal))], check=False)
+            else:
+                g.apply_id(bot.act(g.view(seat), legal), check=False)
+        self._legal = [] if g.is_over else g.legal_ids()
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
-        if seed is not None:
-            self._rng = random.Random(seed)
+        rng = self.np_random
         n = self.num_players
         if self.seat_option == "random":
-            self.seat = self._rng.randrange(n)
+            self.seat = int(rng.integers(n))
         others = [s for s in range(n) if s != self.seat]
-        self.bots = {s: make_bot(spec, seed=self._rng.getrandbits(63))
+        self.bots = {s: make_bot(spec, seed=int(rng.integers(2**63)))
                      for s, spec in zip(others, self.opponent_specs, strict=True)}
-        self.game = Game(n, seed=self._rng.getrandbits(63), rules=self.rules)
+        game_seed = int(seed) if seed is not None else int(rng.integers(2**63))
+        self.game = Game(n, seed=game_seed, rules=self.rules)
         self._play_opponents()
         return self._obs(), self._info()
 
     def step(self, action: np.int64 | int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         g = self.game
+        if g is None:
+            raise RuntimeError("step() before reset(): call reset() first")
         if g.is_over:
             raise RuntimeError("the episode is over: call reset()")
-        legal = g.legal_ids()
         aid = int(action)
-        illegal = aid not in legal
-        if illegal:
-            aid = legal[0]
-        g.apply_id(aid)
+        if aid not in self._legal:
+            if self.illegal_penalty is None:
+                raise ValueError(f"action {aid} ({describe_id(aid) if 0 <= aid < NUM_ACTIONS else 'out of range'}) "
+                                 f"is not legal now; the legal actions are {self._legal} (use the action_mask, or "
+                                 "illegal_penalty=... to make an illegal action a penalised no-op)")
+            info = self._info()
+            info["illegal_action"] = True
+            return self._obs(), float(self.illegal_penalty), False, False, info
+        g.apply_id(aid, check=False)
         self._play_opponents()
-        reward = g.returns()[self.seat] if g.is_over else 0.0
-        if illegal:
-            reward += self.illegal_penalty
+        over = g.is_over
+        reward = g.returns()[self.seat] if over else 0.0
+        limit = over and g.winner is None
         info = self._info()
-        info["illegal_action"] = illegal
-        return self._obs(), float(reward), g.is_over, False, info
+        info["illegal_action"] = False
+        return self._obs(), float(reward), over and not limit, limit, info
 
     def render(self) -> str | None:
-        if self.render_mode is None:
+        if self.render_mode is None or self.game is None:
             return None
         return render_table(self.game.view(None))
+
+
+def _register() -> None:
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(
+            id=ENV_ID,
+            entry_point="civlite.rl.gymnasium:SingleAgentEnv",
+            vector_entry_point="civlite.rl.vector:CivLiteVectorEnv",
+        )
+
+
+_register()

@@ -14,9 +14,22 @@ is not deciding). Several consecutive decisions can belong to the same agent
 (discard steps, extra turns), and a Setback discard is decided by its *target*:
 ``agent_selection`` always names the agent whose decision is pending.
 
-Rewards are given once, at the end: +1 for the winner, -1 for the others, 0 for
-all in a draw (``Game.returns()``). The turn limit (R8.2) ends the game as a draw,
-reported as a termination. ``render_mode="ansi"`` returns the public table.
+``reset(seed=s)`` deals exactly the game ``Game(players, seed=s)`` deals (the same
+hands, draws and steals for the same actions), so ``civlite demo --seed s`` shows
+that deal; a reset without a seed continues the sequence of the last seeded one.
+
+Rewards are given once, at the end: +1 for the winner, -1 for the others.
+Reaching the turn limit (R8.2) ends the game as a draw, reported as a
+*truncation* (all ``truncations`` True, rewards 0, ``info["turn_limit"]``).
+
+:func:`env` comes wrapped like PettingZoo's classic games: an illegal move ends
+the game with ``illegal_reward`` (default -1) for the mover and 0 for the others
+(``TerminateIllegalWrapper``; ``illegal_reward=None`` instead raises a
+``ValueError`` naming the move), out-of-bounds actions are refused
+(``AssertOutOfBoundsWrapper``) and the call order is enforced
+(``OrderEnforcingWrapper``: ``reset()`` first). :func:`raw_env` is the bare
+environment, which raises on an illegal move. ``render_mode="ansi"`` returns the
+public table and the last move's log; ``"human"`` prints it.
 """
 
 from __future__ import annotations
@@ -27,9 +40,10 @@ from typing import Any, ClassVar
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
-from ..engine import NUM_ACTIONS, Game, RuleSet, describe_id
-from .encoding import OBS_HIGH, encode_view, mask_array, obs_size, render_table
+from ..engine import NUM_ACTIONS, Event, Game, RuleSet, describe_id
+from .encoding import OBS_HIGH, encode_game, obs_size, render_table
 
 __all__ = ["CivLiteAECEnv", "env", "raw_env"]
 
@@ -42,15 +56,21 @@ def _rules(rules: RuleSet | str | None) -> RuleSet:
     return RuleSet.from_toml(rules)
 
 
+def next_seed(rng: random.Random) -> int:
+    """The game seed of an unseeded reset: the next one of the last seeded reset's sequence."""
+    return rng.getrandbits(63)
+
+
 class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[misc]
     """The AEC environment (use :func:`env` to build one)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "civlite_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "civlite_v0",
+                                          "is_parallelizable": False}
 
     def __init__(self, players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.rules = _rules(rules)
         if not self.rules.min_players <= players <= self.rules.max_players:
             raise ValueError(f"{players} players: this rule set plays {self.rules.min_players} to {self.rules.max_players}")
@@ -68,7 +88,9 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._rng = random.Random()
         self.game: Game = Game(players, seed=0, rules=self.rules)
-        self._last_events: list[str] = []
+        self._legal: list[int] = []
+        self._last_events: list[Event] = []
+        self._zero_mask = np.zeros(NUM_ACTIONS, np.int8)
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -80,27 +102,29 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self._rng = random.Random(seed)
-        self.game = Game(self.num_players, seed=self._rng.getrandbits(63), rules=self.rules)
+            game_seed = int(seed)
+        else:
+            game_seed = next_seed(self._rng)
+        self.game = Game(self.num_players, seed=game_seed, rules=self.rules)
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self._last_events = []
-        self._select()
-
-    def _select(self) -> None:
-        seat = self.game.to_move
-        if seat is not None:
-            self.agent_selection = self.possible_agents[seat]
+        self._last_events = list(self.game.opening_events) if self.render_mode else []
+        self._legal = self.game.legal_ids()
+        self.agent_selection = self.possible_agents[self.game.to_move]  # type: ignore[index]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
         g = self.game
-        obs = encode_view(g.view(seat))
-        legal = g.legal_ids() if g.to_move == seat else []
-        return {"observation": obs, "action_mask": mask_array(legal)}
+        if g.to_move == seat:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+            mask[self._legal] = 1
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": encode_game(g, seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -111,39 +135,56 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         if action is None:
             raise ValueError(f"{agent} must act: its decision is {g.pending}")
         aid = int(action)
-        if not 0 <= aid < NUM_ACTIONS or aid not in g.legal_ids():
-            raise ValueError(f"action {aid} ({describe_id(aid)}) is not legal for {agent} now; "
-                             "use the observation's action_mask")
+        if aid not in self._legal:
+            raise ValueError(f"action {aid} ({describe_id(aid) if 0 <= aid < NUM_ACTIONS else 'out of range'}) "
+                             f"is not legal for {agent} now; use the observation's action_mask")
         self._cumulative_rewards[agent] = 0.0
-        events = g.apply_id(aid)
-        self._last_events = [e.describe(None) for e in events]
+        events = g.apply_id(aid, check=False)
+        if self.render_mode:
+            self._last_events = events
         if g.is_over:
+            self._legal = []
             ret = g.returns()
+            limit = g.winner is None  # the turn limit (R8.2) is the only ending without a winner
             for a in self.agents:
                 self.rewards[a] = ret[self.agent_name_mapping[a]]
-                self.terminations[a] = True
-                self.infos[a] = {"winner": g.winner, "drawn": list(g.drawn), "turns": g.turn}
+                self.terminations[a] = not limit
+                self.truncations[a] = limit
+                self.infos[a] = {"winner": g.winner, "drawn": list(g.drawn), "turns": g.turn, "turn_limit": limit}
+            self._accumulate_rewards()
         else:
-            for a in self.agents:
-                self.rewards[a] = 0.0
-            self._select()
-        self._accumulate_rewards()
+            self._legal = g.legal_ids()
+            self.agent_selection = self.possible_agents[g.to_move]  # type: ignore[index]
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode; pass render_mode='ansi'")
+            gymnasium.logger.warn("render() called without render_mode; pass render_mode='ansi' or 'human'")
             return None
-        return render_table(self.game.view(None), self._last_events)
+        text = render_table(self.game.view(None), [e.describe(None) for e in self._last_events])
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass
 
 
 def raw_env(players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None) -> CivLiteAECEnv:
-    """The environment without PettingZoo's wrappers."""
+    """The environment without PettingZoo's wrappers (an illegal move raises ``ValueError``)."""
     return CivLiteAECEnv(players=players, rules=rules, render_mode=render_mode)
 
 
-def env(players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None) -> CivLiteAECEnv:
-    """The AEC environment: ``players`` seats, a :class:`RuleSet` (or a rule-set TOML path)."""
-    return raw_env(players=players, rules=rules, render_mode=render_mode)
+def env(players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None,
+        illegal_reward: float | None = -1.0) -> AECEnv:
+    """The AEC environment wrapped like PettingZoo's classic games.
+
+    ``players`` seats, a :class:`RuleSet` (or a rule-set TOML path); an illegal move ends
+    the game with ``illegal_reward`` for its maker (``None``: it raises ``ValueError``)."""
+    e: AECEnv = raw_env(players=players, rules=rules, render_mode=render_mode)
+    if illegal_reward is not None:
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)

@@ -1,0 +1,187 @@
+"""Speed of the research interfaces against the raw engine, measured interleaved.
+
+Each round runs every loop for ``--seconds`` (uniformly random legal actions, 2 players
+unless ``--players``), in turn, so that load on the machine hits them alike; the
+medians over ``--rounds`` are reported. Run it on one core:
+
+    taskset -c 0 .venv/bin/python benchmarks/rl_speed.py --seconds 5 --rounds 5 --json
+
+Loops (each counts *decisions*: one seat's compact action applied to a game):
+
+* ``engine``: ``legal_ids()`` + ``apply_id`` on :class:`civlite.engine.Game` (no observation);
+* ``pettingzoo_raw`` / ``pettingzoo``: the AEC loop (``agent_iter``, ``last()`` with its
+  observation and mask, ``step``) on ``raw_env()`` and on the wrapped ``env()``;
+* ``gymnasium``: :class:`SingleAgentEnv` against one ``random`` bot; each ``step()`` is
+  the learner's decision plus the bot's until the learner's next (both counted; the
+  learner's steps/s are reported too);
+* ``batched``: :class:`civlite.rl.vector.BatchedGames`, ``--batch`` self-play games per
+  call (observation and mask for every game, every call): agent steps/s;
+* ``vector_env``: :class:`civlite.rl.vector.CivLiteVectorEnv` (``gymnasium.vector``),
+  ``--batch`` learner-vs-``random`` games: learner steps/s and decisions/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from civlite.engine import Game
+from civlite.rl.gymnasium import SingleAgentEnv
+from civlite.rl.pettingzoo import env as pz_env
+from civlite.rl.pettingzoo import raw_env as pz_raw_env
+from civlite.rl.vector import BatchedGames, CivLiteVectorEnv
+
+Loop = Callable[[float], dict[str, float]]
+
+
+def engine_loop(players: int) -> Loop:
+    def run(seconds: float) -> dict[str, float]:
+        r = random.Random(1)
+        n = 0
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        while time.perf_counter() < end:
+            g = Game(players, seed=r.getrandbits(62))
+            while not g.over:
+                legal = g.legal_ids()
+                g.apply_id(legal[int(r.random() * len(legal))], check=False)
+                n += 1
+        return {"decisions_per_s": n / (time.perf_counter() - t0)}
+    return run
+
+
+def pettingzoo_loop(players: int, wrapped: bool) -> Loop:
+    def run(seconds: float) -> dict[str, float]:
+        e = pz_env(players=players) if wrapped else pz_raw_env(players=players)
+        r = random.Random(2)
+        n = 0
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        while time.perf_counter() < end:
+            e.reset(seed=r.getrandbits(62))
+            for _agent in e.agent_iter():
+                obs, _, term, trunc, _ = e.last()
+                if term or trunc:
+                    e.step(None)
+                    continue
+                legal = np.flatnonzero(obs["action_mask"])
+                e.step(int(legal[int(r.random() * len(legal))]))
+                n += 1
+        return {"decisions_per_s": n / (time.perf_counter() - t0)}
+    return run
+
+
+def gymnasium_loop(players: int) -> Loop:
+    def run(seconds: float) -> dict[str, float]:
+        e = SingleAgentEnv(opponents=["random"] * (players - 1))
+        r = random.Random(3)
+        steps = decisions = 0
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        while time.perf_counter() < end:
+            obs, _ = e.reset(seed=r.getrandbits(62))
+            done = False
+            while not done:
+                legal = np.flatnonzero(obs["action_mask"])
+                obs, _, term, trunc, _ = e.step(int(legal[int(r.random() * len(legal))]))
+                done = term or trunc
+                steps += 1
+            assert e.game is not None
+            decisions += len(e.game.record().actions)
+        dt = time.perf_counter() - t0
+        return {"decisions_per_s": decisions / dt, "learner_steps_per_s": steps / dt}
+    return run
+
+
+def _random_rows(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of a mask."""
+    out: np.ndarray = np.argmax(rng.random(mask.shape) * mask, axis=1)
+    return out
+
+
+def batched_loop(players: int, batch: int) -> Loop:
+    def run(seconds: float) -> dict[str, float]:
+        b = BatchedGames(batch, players)
+        rng = np.random.default_rng(4)
+        _, mask, _ = b.reset(seed=4)
+        n = 0
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        while time.perf_counter() < end:
+            _, mask, *_ = b.step(_random_rows(mask, rng))
+            n += batch
+        return {"agent_steps_per_s": n / (time.perf_counter() - t0)}
+    return run
+
+
+def vector_loop(players: int, batch: int) -> Loop:
+    def run(seconds: float) -> dict[str, float]:
+        v = CivLiteVectorEnv(batch, opponents=["random"] * (players - 1))
+        rng = np.random.default_rng(5)
+        obs, _ = v.reset(seed=5)
+        n = 0
+        decisions_before = sum(len(g.record().actions) for g in v.core.games)
+        finished = 0
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        while time.perf_counter() < end:
+            obs, _, _, _, infos = v.step(_random_rows(obs["action_mask"], rng))
+            n += batch
+            if "final_info" in infos:
+                finished += int(infos["_final_info"].sum())
+        dt = time.perf_counter() - t0
+        return {"learner_steps_per_s": n / dt, "games_finished": float(finished),
+                "decisions_in_live_games_at_start": float(decisions_before)}
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=5.0, help="per loop and round")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--json", action="store_true", help="print the results as JSON too")
+    a = ap.parse_args(argv)
+    loops: dict[str, Loop] = {
+        "engine": engine_loop(a.players),
+        "pettingzoo_raw": pettingzoo_loop(a.players, wrapped=False),
+        "pettingzoo": pettingzoo_loop(a.players, wrapped=True),
+        "gymnasium": gymnasium_loop(a.players),
+        "batched": batched_loop(a.players, a.batch),
+        "vector_env": vector_loop(a.players, a.batch),
+    }
+    runs: dict[str, list[dict[str, float]]] = {k: [] for k in loops}
+    for rnd in range(a.rounds):
+        for name, loop in loops.items():
+            runs[name].append(loop(a.seconds))
+        print(f"round {rnd + 1}: " + ", ".join(f"{k} {runs[k][-1][next(iter(runs[k][-1]))]:,.0f}" for k in loops),
+              flush=True)
+    med: dict[str, dict[str, float]] = {
+        k: {m: statistics.median(r[m] for r in v) for m in v[0]} for k, v in runs.items()
+    }
+    eng = med["engine"]["decisions_per_s"]
+    print(f"\nmedians over {a.rounds} rounds of {a.seconds:g}s, {a.players} players:")
+    for k, m in med.items():
+        main_metric = next(iter(m))
+        extra = ", ".join(f"{x} {y:,.0f}" for x, y in list(m.items())[1:] if not x.startswith("decisions_in"))
+        ratio = f"  ({m[main_metric] / eng:.2f} x engine)" if k != "engine" else ""
+        print(f"  {k:<15} {main_metric} {m[main_metric]:>10,.0f}{ratio}" + (f"; {extra}" if extra else ""))
+    if a.json:
+        out: dict[str, Any] = {"players": a.players, "seconds": a.seconds, "rounds": a.rounds, "batch": a.batch,
+                               "python": platform.python_version(), "medians": med, "runs": runs,
+                               "ratios_to_engine": {k: next(iter(m.values())) / eng for k, m in med.items()}}
+        print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

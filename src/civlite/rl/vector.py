@@ -1,0 +1,288 @@
+"""Batched games: many games stepped in one call, numpy arrays in and out.
+
+Two layers:
+
+* :class:`BatchedGames` (self-play): ``num_games`` games; each call applies one
+  action per game for whichever seat is deciding there, and returns the next
+  decider's observation, its action mask, that seat, per-seat rewards and done
+  flags. A game that ends is replaced by a new one *in the same call* (same-step
+  autoreset): the returned observation is the new game's first, the rewards and
+  flags are the ended game's.
+* :class:`CivLiteVectorEnv`, a ``gymnasium.vector.VectorEnv`` (what
+  ``gymnasium.make_vec("civlite/CivLite-v0", num_envs=N,
+  vectorization_mode="vector_entry_point")`` builds): ``num_envs`` copies of
+  :class:`civlite.rl.gymnasium.SingleAgentEnv` (one learning seat against bots,
+  ``opponents=("random",)`` by default here, since bots that search cost far more
+  than the games) stepped in one call, same-step autoreset
+  (``infos["final_obs"]`` / ``infos["final_info"]`` hold the ended games' last
+  observation and info).
+
+Seeds: ``reset(seed=s)`` starts game ``i`` as ``Game(players, seed=s + i)`` (so game 0
+deals what ``Game(players, seed=s)``, PettingZoo's and Gymnasium's ``reset(seed=s)`` and
+``civlite demo --seed s`` deal); later games take seeds from a generator seeded by ``s``.
+
+Observations are :func:`civlite.rl.encoding.encode_view` of the deciding seat's view
+(float32, ``(num_games, obs_size)``), masks int8 ``(num_games, 153)``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from ..bots import Bot, RandomBot, make_bot
+from ..engine import NUM_ACTIONS, Game, RuleSet, describe_id
+from .encoding import OBS_HIGH, encode_values, obs_size
+from .pettingzoo import _rules
+
+__all__ = ["BatchedGames", "CivLiteVectorEnv"]
+
+
+def _check_actions(actions: Any, num: int) -> np.ndarray:
+    a = np.asarray(actions)
+    if a.shape != (num,):
+        raise ValueError(f"actions must have shape ({num},), got {a.shape}")
+    return a
+
+
+class BatchedGames:
+    """``num_games`` self-play games, stepped together (see the module's documentation)."""
+
+    def __init__(self, num_games: int, players: int = 2, rules: RuleSet | str | None = None) -> None:
+        if num_games < 1:
+            raise ValueError(f"num_games must be at least 1, got {num_games}")
+        self.rules = _rules(rules)
+        if not self.rules.min_players <= players <= self.rules.max_players:
+            raise ValueError(f"{players} players: this rule set plays {self.rules.min_players} to {self.rules.max_players}")
+        self.num_games = num_games
+        self.players = players
+        self.obs_size = obs_size(players)
+        self.games: list[Game] = []
+        self.legal: list[list[int]] = []
+        self._rng = random.Random()
+        self.episodes = 0  # games finished since the last reset
+
+    def _new_game(self, seed: int) -> Game:
+        return Game(self.players, seed=seed, rules=self.rules)
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start every game; returns ``(obs, mask, to_move)``."""
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**62)
+        self._rng = random.Random(seed)
+        self.games = [self._new_game(seed + i) for i in range(self.num_games)]
+        self.legal = [g.legal_ids() for g in self.games]
+        self.episodes = 0
+        obs, mask = self._observe()
+        return obs, mask, self.to_move()
+
+    def to_move(self) -> np.ndarray:
+        return np.array([g.to_move for g in self.games], dtype=np.int64)
+
+    def _observe(self) -> tuple[np.ndarray, np.ndarray]:
+        rows: list[float] = []
+        games = self.games
+        for g in games:
+            rows += encode_values(g, g.to_move)  # type: ignore[arg-type]
+        obs = np.array(rows, dtype=np.float32).reshape(len(games), self.obs_size)
+        np.minimum(obs, OBS_HIGH, out=obs)
+        return obs, self._masks()
+
+    def _masks(self) -> np.ndarray:
+        flat: list[int] = []
+        for i, legal in enumerate(self.legal):
+            base = i * NUM_ACTIONS
+            flat += [base + a for a in legal]
+        mask = np.zeros(len(self.legal) * NUM_ACTIONS, np.int8)
+        mask[flat] = 1
+        return mask.reshape(len(self.legal), NUM_ACTIONS)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """One action per game (compact ids) -> ``(obs, mask, to_move, rewards, terminated, truncated)``.
+
+        ``rewards`` is ``(num_games, players)``: each seat's return in the games that ended
+        in this call, 0 elsewhere. An illegal action raises ``ValueError`` and changes nothing."""
+        if not self.games:
+            raise RuntimeError("step() before reset(): call reset() first")
+        acts = _check_actions(actions, self.num_games).tolist()
+        for i, (a, legal) in enumerate(zip(acts, self.legal, strict=True)):
+            if a not in legal:
+                raise ValueError(f"game {i}: action {a} ({describe_id(a) if 0 <= a < NUM_ACTIONS else 'out of range'}) "
+                                 f"is not legal; legal: {legal}")
+        n = self.num_games
+        rewards = np.zeros((n, self.players), np.float32)
+        term = np.zeros(n, bool)
+        trunc = np.zeros(n, bool)
+        games = self.games
+        for i, a in enumerate(acts):
+            g = games[i]
+            g.apply_id(a, check=False)
+            if g.over:
+                if g.winner is None:
+                    trunc[i] = True
+                else:
+                    term[i] = True
+                    rewards[i] = -1.0
+                    rewards[i, g.winner] = 1.0
+                self.episodes += 1
+                g = games[i] = self._new_game(self._rng.getrandbits(63))
+            self.legal[i] = g.legal_ids()
+        obs, mask = self._observe()
+        return obs, mask, self.to_move(), rewards, term, trunc
+
+
+class CivLiteVectorEnv(VectorEnv):
+    """``num_envs`` learner-vs-bots games stepped in one call (a ``gymnasium.vector.VectorEnv``)."""
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
+
+    def __init__(
+        self,
+        num_envs: int = 8,
+        opponents: Sequence[str] = ("random",),
+        rules: RuleSet | str | None = None,
+        seat: int | str = "random",
+        illegal_penalty: float | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode is not None:
+            raise ValueError("the batched environment does not render; use SingleAgentEnv")
+        if isinstance(opponents, str):
+            opponents = [s.strip() for s in opponents.split(",") if s.strip()]
+        self.opponent_specs = list(opponents)
+        self.players = len(self.opponent_specs) + 1
+        self.core = BatchedGames(num_envs, self.players, rules)
+        self.rules = self.core.rules
+        if seat != "random" and not (isinstance(seat, int) and 0 <= seat < self.players):
+            raise ValueError(f"seat must be 0..{self.players - 1} or 'random', got {seat!r}")
+        for spec in self.opponent_specs:
+            make_bot(spec, seed=0)  # fail now on an unknown bot
+        self.seat_option = seat
+        self.illegal_penalty = illegal_penalty
+        self.num_envs = num_envs
+        self.render_mode = None
+        size = obs_size(self.players)
+        self.single_observation_space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(0.0, OBS_HIGH, (size,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        })
+        self.single_action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        self.seats = np.zeros(num_envs, np.int64)
+        self.bots: list[dict[int, Bot]] = []
+        self._rng = random.Random()
+
+    def _start(self, i: int, seed: int) -> None:
+        n = self.players
+        rng = self._rng
+        seat = rng.randrange(n) if self.seat_option == "random" else int(self.seat_option)
+        self.seats[i] = seat
+        others = [s for s in range(n) if s != seat]
+        bots = {s: make_bot(spec, seed=rng.getrandbits(63))
+                for s, spec in zip(others, self.opponent_specs, strict=True)}
+        g = self.core.games[i] = self.core._new_game(seed)
+        if i < len(self.bots):
+            self.bots[i] = bots
+        else:
+            self.bots.append(bots)
+        self._play_opponents(i, g)
+
+    def _play_opponents(self, i: int, g: Game) -> None:
+        seat = int(self.seats[i])
+        bots = self.bots[i]
+        while not g.over and g.to_move != seat:
+            p = g.to_move
+            assert p is not None
+            bot = bots[p]
+            legal = g.legal_ids()
+            if type(bot) is RandomBot:  # it reads no view: skip building one
+                g.apply_id(legal[int(bot.rng.random() * len(legal))], check=False)
+            else:
+                g.apply_id(bot.act(g.view(p), legal), check=False)
+        self.core.legal[i] = [] if g.over else g.legal_ids()
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        rows: list[float] = []
+        for g, seat in zip(self.core.games, self.seats.tolist(), strict=True):
+            rows += encode_values(g, seat)
+        obs = np.array(rows, dtype=np.float32).reshape(self.num_envs, self.core.obs_size)
+        np.minimum(obs, OBS_HIGH, out=obs)
+        return {"observation": obs, "action_mask": self.core._masks()}
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of every game now, ``(num_envs, 153)`` booleans (for maskable learners)."""
+        return self.core._masks().astype(bool)
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        if isinstance(seed, list):
+            seed = seed[0]
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**62)
+        self._rng = random.Random(seed)
+        self.core.games = [None] * self.num_envs  # type: ignore[list-item]
+        self.core.legal = [[] for _ in range(self.num_envs)]
+        self.bots = []
+        for i in range(self.num_envs):
+            self._start(i, seed + i)
+        self.core.episodes = 0
+        return self._observe(), {"seat": self.seats.copy()}
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        core = self.core
+        if not core.games:
+            raise RuntimeError("step() before reset(): call reset() first")
+        acts = _check_actions(actions, self.num_envs).tolist()
+        n = self.num_envs
+        rewards = np.zeros(n, np.float64)
+        term = np.zeros(n, bool)
+        trunc = np.zeros(n, bool)
+        illegal = np.zeros(n, bool)
+        for i, a in enumerate(acts):
+            if a not in core.legal[i]:
+                if self.illegal_penalty is None:
+                    raise ValueError(f"env {i}: action {a} is not legal; legal: {core.legal[i]} "
+                                     "(or make illegal actions penalised no-ops with illegal_penalty=...)")
+                illegal[i] = True
+        ended: list[int] = []
+        finals: list[dict[str, Any]] = []
+        for i, a in enumerate(acts):
+            if illegal[i]:
+                rewards[i] = self.illegal_penalty
+                continue
+            g = core.games[i]
+            g.apply_id(a, check=False)
+            self._play_opponents(i, g)
+            if g.over:
+                seat = int(self.seats[i])
+                if g.winner is None:
+                    trunc[i] = True
+                else:
+                    term[i] = True
+                    rewards[i] = 1.0 if g.winner == seat else -1.0
+                ended.append(i)
+                finals.append({"seat": seat, "winner": g.winner, "drawn": list(g.drawn), "turn": g.turn,
+                               "turn_limit": g.winner is None})
+        infos: dict[str, Any] = {}
+        if ended:
+            final_obs = np.empty(n, dtype=object)
+            final_info = np.empty(n, dtype=object)
+            flags = np.zeros(n, bool)
+            for i, info in zip(ended, finals, strict=True):
+                seat = int(self.seats[i])
+                v = np.minimum(np.array(encode_values(core.games[i], seat), np.float32), OBS_HIGH)
+                final_obs[i] = {"observation": v, "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+                final_info[i] = info
+                flags[i] = True
+                core.episodes += 1
+                self._start(i, self._rng.getrandbits(63))
+            infos = {"final_obs": final_obs, "_final_obs": flags, "final_info": final_info, "_final_info": flags}
+        if self.illegal_penalty is not None:
+            infos["illegal_action"] = illegal
+        return self._observe(), rewards, term, trunc, infos

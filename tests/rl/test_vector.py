@@ -1,0 +1,86 @@
+"""The batched games (self-play) and the ``gymnasium.vector`` environment built on them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+
+from civlite.engine import NUM_ACTIONS, Game, RuleSet  # noqa: E402
+from civlite.rl.encoding import encode_game, obs_size  # noqa: E402
+from civlite.rl.gymnasium import ENV_ID  # noqa: E402
+from civlite.rl.vector import BatchedGames, CivLiteVectorEnv  # noqa: E402
+
+SHORT = RuleSet.default().with_changes(victory_ct=6)
+
+
+def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+
+
+def test_batched_games_match_single_games() -> None:
+    b = BatchedGames(4, players=3, rules=SHORT)
+    obs, mask, to_move = b.reset(seed=10)
+    singles = [Game(3, seed=10 + i, rules=SHORT) for i in range(4)]
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        for i, g in enumerate(singles):
+            assert to_move[i] == g.to_move
+            np.testing.assert_array_equal(obs[i], encode_game(g, g.to_move))  # type: ignore[arg-type]
+            assert sorted(np.flatnonzero(mask[i]).tolist()) == g.legal_ids()
+        acts = _random_actions(mask, rng)
+        obs, mask, to_move, rewards, term, _ = b.step(acts)
+        for i, g in enumerate(singles):
+            g.apply_id(int(acts[i]))
+            if g.is_over:
+                ended += 1
+                assert term[i] and rewards[i].tolist() == g.returns()
+                singles[i] = b.games[i].clone()
+            else:
+                assert not term[i] and not rewards[i].any()
+    assert ended > 0 and b.episodes == ended
+
+
+def test_batched_games_refuse_illegal_and_unreset() -> None:
+    b = BatchedGames(2)
+    with pytest.raises(RuntimeError, match="reset"):
+        b.step([0, 0])
+    b.reset(seed=1)
+    before = [g.state_json() for g in b.games]
+    with pytest.raises(ValueError, match="not legal"):
+        b.step([0, NUM_ACTIONS - 1])
+    assert [g.state_json() for g in b.games] == before
+    with pytest.raises(ValueError, match="shape"):
+        b.step([0])
+
+
+def test_vector_env_autoreset_and_rewards() -> None:
+    v = CivLiteVectorEnv(num_envs=3, opponents=["random"], rules=SHORT)
+    obs, _ = v.reset(seed=4)
+    assert obs["observation"].shape == (3, obs_size(2)) and obs["action_mask"].shape == (3, NUM_ACTIONS)
+    assert v.core.games[0].seed == 4
+    rng = np.random.default_rng(1)
+    finished = 0
+    for _ in range(300):
+        obs, rewards, term, trunc, infos = v.step(_random_actions(obs["action_mask"], rng))
+        for i in np.flatnonzero(term | trunc):
+            finished += 1
+            final = infos["final_info"][i]
+            assert rewards[i] == (0.0 if final["winner"] is None else (1.0 if final["winner"] == final["seat"] else -1.0))
+            assert infos["final_obs"][i]["observation"].shape == (obs_size(2),)
+        assert obs["action_mask"].any(axis=1).all()  # every env waits on its learner
+    assert finished > 0
+
+
+def test_vector_env_is_a_gymnasium_vector_env() -> None:
+    v = gymnasium.make_vec(ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", rules=SHORT)
+    assert isinstance(v, gymnasium.vector.VectorEnv)
+    obs, _ = v.reset(seed=0)
+    assert v.observation_space.contains(obs)
+    acts = _random_actions(obs["action_mask"], np.random.default_rng(0))
+    obs, *_ = v.step(acts)
+    assert v.observation_space.contains(obs)
+    with pytest.raises(ValueError, match="not legal"):
+        v.step(np.full(2, NUM_ACTIONS - 1))
