@@ -384,6 +384,48 @@ def test_a_player_chooses_which_card_pays_and_sees_a_preview(browser: Any, tmp_p
         srv.stop()
 
 
+def test_a_raid_shows_on_the_victims_table_and_the_replay_opens_from_a_link(browser: Any, tmp_path: Any) -> None:
+    """Seed 1 deals Ann (seat 0) Triremes: she raids Bob, her only opponent (the target is filled
+    in). Bob's table shows the card taken from him, and Ann's seat flashes on his screen."""
+    srv = ServerProc(f"sqlite:///{tmp_path / 'r.db'}", bot_delay=0.05).start()
+    try:
+        t = srv.create([{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bob"}], seed=1, victory_ct=3)
+        ctx = browser.new_context(viewport=DESKTOP)
+        a, b = ctx.new_page(), ctx.new_page()
+        a.goto(srv.url + t["seats"][0]["invite"])
+        b.goto(srv.url + t["seats"][1]["invite"])
+        a.wait_for_selector("[data-testid=decision][data-kind=action]")
+        b.wait_for_selector("[data-testid=waiting]")
+        a.click('button.ability[data-ability="Raid"]')
+        assert "Bob" in a.inner_text("[data-testid=target]")  # filled in: Bob is the only opponent
+        assert a.inner_text("[data-testid=preview]").startswith("Pay Triremes, targeting Bob:")
+        a.click("#confirm")
+        b.wait_for_selector("[data-testid=taken] .card")
+        taken = b.get_attribute("[data-testid=taken] .card", "data-card")
+        assert "Ann took 1 card from you (Raid)" in b.inner_text("[data-testid=taken]")
+        assert b.locator("[data-testid=opp-0].flash").count() == 1  # where it happened
+        a.wait_for_selector(f'[data-testid="hand-{taken}"]')  # and the thief holds it
+        assert "Ann" in b.inner_text("[data-testid=live]")  # told to a screen reader too
+        shot(b, "14-raided")
+        b.click("[data-testid=taken] button")  # dismissed
+        b.wait_for_selector("[data-testid=taken]", state="detached")
+        # before the end the replay is not published; a link to it opens it once the game is over
+        t2 = srv.create([{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}], victory_ct=3)
+        spec = ctx.new_page()
+        spec.goto(srv.url + f"/t/{t2['id']}")
+        spec.wait_for_selector("[data-testid=winner]", timeout=60000)
+        spec.goto(srv.url + f"/t/{t2['id']}?replay")
+        spec.wait_for_selector("[data-testid=replay]")
+        assert spec.locator("[data-testid=replay-hand]").count() == 0  # a spectator's replay: no hand
+        spec.locator("[data-testid=replay] input[type=range]").focus()
+        spec.keyboard.press("Home")
+        spec.wait_for_function("+document.body.dataset.replayStep === 0")
+        spec.keyboard.press("ArrowRight")
+        spec.wait_for_function("+document.body.dataset.replayStep === 1")
+    finally:
+        srv.stop()
+
+
 def test_turn_clock_runs_out_and_the_table_says_a_bot_decided(browser: Any, tmp_path: Any) -> None:
     srv = ServerProc(f"sqlite:///{tmp_path / 'c.db'}", bot_delay=0.05).start()
     try:

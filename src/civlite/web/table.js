@@ -33,6 +33,7 @@ export class TableConn {
     this.ui = { dn: -1 }; this.flash = new Map(); this.lastMove = new Map(); this.delta = new Map();
     this.lost = null; this.newDiscard = new Set(); this.live = ""; this.replay = null; this.autoSent = -1;
     this.showDiscard = false;
+    this.autoIds = new Set(); // automatic meld passes: another tab of this seat may have passed first
     this.wantReplay = !!opts.replay;
     this.connect();
     this.tick = setInterval(() => { if (this.clock && !this.state?.over) this.draw(); }, 500);
@@ -93,9 +94,10 @@ export class TableConn {
 
   name(seat) { return clean(this.table?.seats[seat]?.name ?? `Seat ${seat + 1}`); }
 
-  act(action) {
+  act(action, auto = false) {
     if (this.busy) return; // one move at a time: the next waits for the answer
     const id = newId();
+    if (auto) this.autoIds.add(id);
     const msg = { v: PROTOCOL, type: "action", id, action, decision: this.decision };
     this.outbox.set(id, msg);
     this.error = "";
@@ -165,6 +167,7 @@ export class TableConn {
       case "error":
         if (m.id) this.outbox.delete(m.id);
         this.busy = this.outbox.size > 0;
+        if (m.code === "stale" && this.autoIds.has(m.id)) return; // an automatic pass made twice: nothing to tell
         // engine messages count seats from 0 ("seat 0's meld"): name the players instead
         this.error = PLAIN_ERRORS[m.code] || sentenceText(m.message, (x) => this.name(x), this.seat);
         this.say(this.error);
@@ -244,7 +247,7 @@ export class TableConn {
     if (this.replay) return;
     this.autoSent = this.decision;
     this.say("No meld is possible: passed automatically.");
-    this.act({ do: "pass" });
+    this.act({ do: "pass" }, true);
   }
 
   goRematch() {
@@ -351,6 +354,7 @@ function Opponents({ v, conn }) {
         <div class="stats">
           <span class="ctv" data-testid=${`ct-${p.seat}`}><b>${p.ct}</b> CT${d ? html` <span class=${`delta ${d > 0 ? "up" : "down"}`}>${d > 0 ? `+${d}` : d}</span>` : ""}</span>
           <progress max=${v.rules.victory_ct} value=${Math.min(p.ct, v.rules.victory_ct)} aria-label=${`${v.name(p.seat)}: ${p.ct} of ${v.rules.victory_ct} CT`}></progress>
+          ${p.known.length ? html`<span class="knowncount" title=${`you know ${p.known.join(", ")}`}>👁 ${p.known.length}</span>` : ""}
           <span class="handsize" title="cards in hand"><span class="backs" aria-hidden="true">🂠</span> <b data-testid=${`hand-size-${p.seat}`}>${p.hand_size}</b><span class="sr-only"> cards in hand</span></span>
         </div>
         ${p.known.length ? html`<div class="known"><span class="muted">Known:</span> <${Cards} cards=${[...p.known].sort(byHand)} small label="known cards" /></div>` : ""}
