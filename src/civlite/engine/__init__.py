@@ -9,12 +9,16 @@ from .actions import (
     IllegalActionError,
     Meld,
     Pass,
+    StaleDecisionError,
     Take,
     action_from_json,
 )
 from .cards import CARDS, MAJOR_SUITS, MINOR_SUITS, SUIT_OF, SUITS, Card, Suit, UnknownCardError
 from .chance import ChanceSource
+from .choices import AbilityChoice, Choices, DiscardChoice, MeldChoice, MeldSlot, TakeChoice
+from .decisions import DecisionKind
 from .determinize import sample_world, unseen_cards
+from .effects import PRIMITIVES, Primitive
 from .events import Event
 from .game import (
     ADVANCED_BASE,
@@ -44,18 +48,23 @@ __all__ = [
     "MINOR_SUITS",
     "NUM_ACTIONS",
     "PASS_ID",
+    "PRIMITIVES",
     "SUITS",
     "SUIT_OF",
     "TAKE_BASE",
     "Ability",
+    "AbilityChoice",
     "Action",
     "ActionFormatError",
     "Advanced",
     "Basic",
     "Card",
     "ChanceSource",
+    "Choices",
     "Decision",
+    "DecisionKind",
     "Discard",
+    "DiscardChoice",
     "Effect",
     "Event",
     "Game",
@@ -63,14 +72,19 @@ __all__ = [
     "GameRecord",
     "IllegalActionError",
     "Meld",
+    "MeldChoice",
+    "MeldSlot",
     "Pass",
     "PlayerView",
     "PositionError",
+    "Primitive",
     "RecordError",
     "RuleSet",
     "RuleSetError",
+    "StaleDecisionError",
     "Suit",
     "Take",
+    "TakeChoice",
     "UnknownCardError",
     "View",
     "action_from_json",

@@ -33,6 +33,11 @@ class IllegalActionError(ValueError):
         self.rule = rule
 
 
+class StaleDecisionError(IllegalActionError):
+    """An answer to a decision that is no longer pending (``decision`` is not the game's
+    :attr:`~civlite.engine.Game.decision_number`): late or repeated. Changes nothing."""
+
+
 class Action:
     """Base of every action; ``Action.from_json`` parses any of them."""
 

@@ -88,6 +88,7 @@ class _Prepared:
         g._dkind = pending.kind
         g._dplayer = pending.player
         g._dcount = pending.count
+        g._decision = view.decision_number
         if view.resolving is not None:
             g._ability = next(a for a in view.rules.abilities if a.name == view.resolving)
             g._eff = view.effect_index

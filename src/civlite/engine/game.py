@@ -28,10 +28,13 @@ from .actions import (
     IllegalActionError,
     Meld,
     Pass,
+    StaleDecisionError,
     Take,
     action_from_json,
 )
 from .cards import CARDS, ID_OF_NAME, NAMES, SUIT_LETTERS, SUIT_OF, Card, Suit
+from .choices import Choices, choices_for
+from .decisions import DecisionKind
 from .events import Event
 from .rules import ALL, Ability, RuleSet
 
@@ -54,11 +57,11 @@ MELD_BASE = 137
 DISCARD_BASE = 145
 NUM_ACTIONS = 153
 
-_DECIDE_ACTION = "action"
-_DECIDE_MELD = "meld"
-_DECIDE_FALL = "fall_discard"
-_DECIDE_VISION = "vision"
-_DECIDE_FOUNDATIONS = "foundations"
+_DECIDE_ACTION = DecisionKind.ACTION
+_DECIDE_MELD = DecisionKind.MELD
+_DECIDE_FALL = DecisionKind.FALL_DISCARD
+_DECIDE_VISION = DecisionKind.VISION
+_DECIDE_FOUNDATIONS = DecisionKind.FOUNDATIONS
 
 
 class GameOverError(IllegalActionError):
@@ -82,6 +85,7 @@ class Game:
         "_ability",
         "_actions",
         "_dcount",
+        "_decision",
         "_dkind",
         "_dplayer",
         "_eff",
@@ -143,7 +147,8 @@ class Game:
     chance: ChanceSource | None
     _knower: list[int]
     _opts: tuple[tuple[int, int, tuple[int, ...]], ...]  # (suit, cost, compact ids) per ability
-    _dkind: str
+    _dkind: DecisionKind
+    _decision: int
     _dplayer: int
     _dcount: int
     _ability: Ability | None
@@ -236,6 +241,7 @@ class Game:
         self._dkind = _DECIDE_ACTION
         self._dplayer = 0
         self._dcount = 0
+        self._decision = 1
         self._ability = None
         self._eff = 0
         self._target = -1
@@ -408,14 +414,18 @@ class Game:
         return [1.0 if p == self.winner else -1.0 for p in range(self.n)]
 
     # -- applying decisions -------------------------------------------------------
-    def apply(self, action: Action | dict[str, Any] | str) -> list[Event]:
+    def apply(self, action: Action | dict[str, Any] | str, decision: int | None = None) -> list[Event]:
         """Apply the pending player's decision; return the events that happened.
 
         Raises :class:`IllegalActionError` (a ``ValueError``) naming the rule when
-        the action is not legal now; the game is then unchanged.
+        the action is not legal now; the game is then unchanged. ``decision``, when
+        given, is the :attr:`decision_number` the action answers: a late or repeated
+        answer raises :class:`StaleDecisionError` and changes nothing.
         """
         if isinstance(action, (dict, str, bytes)):
             action = action_from_json(action)
+        if decision is not None and decision != self._decision:
+            raise self._stale(decision)
         if self.over:
             raise GameOverError(f"the game is over: no more decisions are taken ({_end_text(self)})", "R8.1")
         p = self._dplayer
@@ -464,8 +474,23 @@ class Game:
             cards = self._check_discard(action)
             self._actions.append(action)
             self._resolve_discard(cards)
+        self._decision += 1
         ev, self._ev = self._ev, []
         return ev
+
+    @property
+    def decision_number(self) -> int:
+        """The number of the pending decision: 1 for the first, one more after every
+        applied action or compact step (decisions that take themselves, R9.1, are not
+        counted). A client sends it back with its answer (``apply(..., decision=n)``)."""
+        return self._decision
+
+    def _stale(self, decision: int) -> StaleDecisionError:
+        return StaleDecisionError(
+            f"this answers decision {decision}, but the game is at decision {self._decision}: "
+            + ("it was already answered" if decision < self._decision else "no such decision yet"),
+            "R9.2",
+        )
 
     def _wrong_kind(self, action: Action, expected: str) -> IllegalActionError:
         return IllegalActionError(
@@ -756,7 +781,7 @@ class Game:
             self._ev.append(Event("extra_turn", "R6.4", p, ability=name))
         elif op == "discard" or op == "target_discards":
             who = p if op == "discard" else t
-            return self._ask_discard(who, amount, ability.key + "_discard")
+            return self._ask_discard(who, amount, DecisionKind.for_discard(op, ability.tier))
         elif op == "search_deck":
             self._dcount = amount
             return self._ask_search(_DECIDE_VISION)
@@ -767,7 +792,7 @@ class Game:
             raise AssertionError(op)
         return False
 
-    def _ask_discard(self, who: int, amount: int, kind: str) -> bool:
+    def _ask_discard(self, who: int, amount: int, kind: DecisionKind) -> bool:
         hand = self.hands[who]
         k = len(hand) if amount == ALL else amount
         self._dkind = kind
@@ -779,7 +804,7 @@ class Game:
             return False
         return True
 
-    def _ask_search(self, kind: str) -> bool:
+    def _ask_search(self, kind: DecisionKind) -> bool:
         """Vision / Foundations: ask for a card, or take it when there is one choice (R9.1)."""
         while self._dcount > 0:
             if kind == _DECIDE_VISION:
@@ -969,12 +994,15 @@ class Game:
             mask[i] = True
         return mask
 
-    def apply_id(self, aid: int, check: bool = True) -> list[Event]:
+    def apply_id(self, aid: int, check: bool = True, decision: int | None = None) -> list[Event]:
         """Apply a compact action; return the events (none for a partial discard step).
 
         With ``check=False`` the caller vouches that ``aid`` is in :meth:`legal_ids`
-        (search and simulation loops that just asked for them).
+        (search and simulation loops that just asked for them). ``decision``: as for
+        :meth:`apply`.
         """
+        if decision is not None and decision != self._decision:
+            raise self._stale(decision)
         if check:
             if self.over:
                 raise GameOverError(f"the game is over: no more decisions are taken ({_end_text(self)})", "R8.1")
@@ -987,6 +1015,7 @@ class Game:
         p = self._dplayer
         ev: list[Event] = []
         self._ev = ev
+        self._decision += 1
         rec = self._actions
         if aid == PASS_ID:
             rec.append(_PASS)
@@ -1145,6 +1174,7 @@ class Game:
         g._dkind = self._dkind
         g._dplayer = self._dplayer
         g._dcount = self._dcount
+        g._decision = self._decision
         g._ability = self._ability
         g._eff = self._eff
         g._target = self._target
@@ -1206,6 +1236,7 @@ class Game:
             resolving_target=self._target if self._ability is not None and self._target >= 0 else None,
             searching=searching,
             selecting=selecting,
+            decision_number=self._decision,
             universe=None if full else tuple(CARDS[c] for c in self.universe),
             first_rises=self._first_rises,
         )
@@ -1236,6 +1267,11 @@ class Game:
             selecting = _suit_counts(self._selected)
         return (_suit_counts(hands[seat]), _suit_counts(self.discard), known, searching, selecting,
                 self._ability)
+
+    def choices(self, seat: int | None) -> Choices:
+        """What ``seat`` may do now, for a user interface (never a card it cannot see):
+        see :mod:`civlite.engine.choices`."""
+        return choices_for(self, seat)
 
     # -- whole truth, records -----------------------------------------------------
     def state_json(self) -> dict[str, Any]:

@@ -19,23 +19,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .cards import MAJOR_SUITS, MINOR_SUITS, SUIT_LETTERS, Suit
+from .effects import ALL, EFFECT_OPS, PRIMITIVES
 
-#: amount meaning "all of them" (``target_discards all``)
-ALL = -1
-
-#: effect primitive -> (takes an amount, chooses an opponent, what it does)
-EFFECT_OPS: dict[str, tuple[bool, bool, str]] = {
-    "gain_ct": (True, False, "gain N CT from the supply"),
-    "draw": (True, False, "draw N cards"),
-    "discard": (True, False, "discard N cards of your choice from your hand"),
-    "steal_cards": (True, True, "take N cards at random from the opponent's hand"),
-    "steal_ct": (True, True, "take N CT from the opponent"),
-    "target_discards": (True, True, "the opponent discards N cards of its choice ('all': its hand)"),
-    "search_deck": (True, False, "take N cards of your choice from the deck, then shuffle it"),
-    "search_discard": (True, False, "take N cards of your choice from the discard pile"),
-    "look_at_hand": (False, True, "look at the opponent's hand"),
-    "extra_turn": (False, False, "take another whole turn after this one"),
-}
+__all__ = ["ALL", "EFFECT_OPS", "Ability", "Effect", "RuleSet", "RuleSetError"]
 
 Tier = Literal["basic", "advanced"]
 
@@ -52,14 +38,17 @@ class Effect:
     amount: int = 1
 
     def __str__(self) -> str:
-        takes_amount = EFFECT_OPS[self.op][0]
-        if not takes_amount:
+        if not PRIMITIVES[self.op].takes_amount:
             return self.op
         return f"{self.op} {'all' if self.amount == ALL else self.amount}"
 
     @property
     def targets(self) -> bool:
-        return EFFECT_OPS[self.op][1]
+        return PRIMITIVES[self.op].targets
+
+    def words(self, target: str = "an opponent") -> str:
+        """The effect in plain words: ``take 4 cards at random from seat 1``."""
+        return PRIMITIVES[self.op].words(self.amount, target)
 
     @classmethod
     def parse(cls, text: Any, where: str) -> Effect:
@@ -76,12 +65,13 @@ class Effect:
             amount = parts[1] if len(parts) == 2 else 1
         else:
             raise RuleSetError(f"{where}: an effect is a string like 'draw 3', got {text!r}")
-        if op not in EFFECT_OPS:
+        if op not in PRIMITIVES:
             raise RuleSetError(
-                f"{where}: unknown effect {op!r}; the primitives are: {', '.join(EFFECT_OPS)}"
+                f"{where}: unknown effect {op!r}; the primitives are: {', '.join(PRIMITIVES)}"
             )
+        prim = PRIMITIVES[op]
         if amount == "all":
-            if op != "target_discards" and op != "discard":
+            if prim.all_text is None:
                 raise RuleSetError(f"{where}: only discard effects take 'all', not {op!r}")
             amount = ALL
         elif isinstance(amount, str):
@@ -91,7 +81,7 @@ class Effect:
                 raise RuleSetError(f"{where}: amount of {op!r} must be a whole number, got {amount!r}") from None
         if not isinstance(amount, int) or isinstance(amount, bool) or (amount < 1 and amount != ALL):
             raise RuleSetError(f"{where}: amount of {op!r} must be a whole number >= 1, got {amount!r}")
-        if not EFFECT_OPS[op][0] and amount != 1:
+        if not prim.takes_amount and amount != 1:
             raise RuleSetError(f"{where}: effect {op!r} takes no amount")
         return cls(op, amount)
 
@@ -119,7 +109,12 @@ class Ability:
 
     @property
     def text(self) -> str:
+        """What it does, in the rule-set documentation's words (``words()`` is shorter)."""
         return ", ".join(EFFECT_OPS[e.op][2].replace("N", "all" if e.amount == ALL else str(e.amount)) for e in self.effects)
+
+    def words(self, target: str = "an opponent") -> str:
+        """What it does, naming the opponent: ``take 1 card at random from bob``."""
+        return ", ".join(e.words(target) for e in self.effects)
 
     def __str__(self) -> str:
         return self.name

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .cards import Card
+from .decisions import DecisionKind
 from .rules import RuleSet
 
 
@@ -13,7 +14,7 @@ class Decision(NamedTuple):
     """The pending decision (R9): who decides, what kind, how many cards to choose."""
 
     player: int
-    kind: str
+    kind: DecisionKind
     count: int = 0  # type: ignore[assignment]  # shadows tuple.count on purpose
     ability: str | None = None
 
@@ -78,6 +79,8 @@ class View:
     selecting: tuple[Card, ...] = ()
     universe: tuple[Card, ...] | None = None  # None: the full 112-card deck
     first_rises: tuple[int, ...] = ()  # draws of the first Rises still owed, in turn order
+    #: the pending decision's number (``Game.decision_number``): answers carry it back
+    decision_number: int = 0
 
     def player(self, seat: int) -> PlayerView:
         for p in self.players:
@@ -105,6 +108,7 @@ class View:
             "over": self.over,
             "winner": self.winner,
             "rules": self.rules.name,
+            "decision_number": self.decision_number,
         }
         if self.drawn:
             d["drawn"] = list(self.drawn)
