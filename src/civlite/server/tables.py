@@ -716,7 +716,7 @@ class Manager:
                 if decision is None:
                     events = g.apply(action)
                 elif hasattr(g, "decision_number"):
-                    events = g.apply(action, decision=decision)  # type: ignore[call-arg]
+                    events = g.apply(action, decision=decision)
                 else:  # TEMPORARY until the engine's decision numbers are merged
                     if decision != t.seq + 1:
                         raise IllegalActionError(f"this answers decision {decision}, but the game is at decision {t.seq + 1}")
