@@ -37,17 +37,18 @@ def shot(page: Any, name: str, doc: str | None = None) -> None:
 
 
 def decision(page: Any) -> str:
-    return str(page.evaluate("document.body.dataset.decision || ''"))
-
-
-def idle(page: Any) -> bool:
-    return bool(page.locator("[data-testid=decision] >> text=sending").count())
+    """The decision this page must answer now ("" while none, or while a move is being sent),
+    read in one go so that it cannot mix two renderings of the page."""
+    return str(page.evaluate("""() => {
+        const d = document.querySelector('[data-testid=decision]');
+        return d && !d.textContent.includes('sending…') ? (document.body.dataset.decision || '') : '';
+    }"""))
 
 
 def step(page: Any, shots: dict[str, bool], who: str) -> bool:
     """Answer this page's pending decision with the mouse, like a player. True if it did."""
     kind = decision(page)
-    if not kind or idle(page):
+    if not kind:
         return False
     if kind == "action":
         for name in PREFERRED:
@@ -62,6 +63,8 @@ def step(page: Any, shots: dict[str, bool], who: str) -> bool:
                     shot(page, f"{who}-pay-preview", "decision" if who == "ann" else None)
                 page.click("#confirm")
                 return True
+        if not page.locator("[data-choice=pass]").count():
+            return False  # the page moved on meanwhile
         page.click("[data-choice=pass]")
     elif kind == "meld":
         meld = page.locator("[data-choice=meld]")
@@ -236,7 +239,7 @@ def tab_to(page: Any, selector: str, limit: int = 150) -> None:
 def key_step(page: Any) -> bool:
     """Answer the pending decision with the keyboard alone."""
     kind = decision(page)
-    if not kind or idle(page):
+    if not kind:
         return False
     if kind == "action":
         abilities = page.locator("button.ability")
