@@ -401,7 +401,7 @@ def test_a_raid_shows_on_the_victims_table_and_the_replay_opens_from_a_link(brow
         b.wait_for_selector("[data-testid=waiting]")
         a.click('button.ability[data-ability="Raid"]')
         assert "Bob" in a.inner_text("[data-testid=target]")  # filled in: Bob is the only opponent
-        assert a.inner_text("[data-testid=preview]").startswith("Pay Triremes, targeting Bob:")
+        assert a.inner_text("[data-testid=preview]") == "Pay Triremes: take 1 card at random from Bob"
         a.click("#confirm")
         b.wait_for_selector("[data-testid=taken] .card")
         taken = b.get_attribute("[data-testid=taken] .card", "data-card")

@@ -38,6 +38,7 @@ from ..engine import (
     IllegalActionError,
     RuleSet,
     RuleSetError,
+    StaleDecisionError,
     action_from_json,
 )
 from .protocol import VERSION, ActionMsg, CreateTable, Hello, ProtocolError, error, parse_client
@@ -516,18 +517,10 @@ class Manager:
     def choices_json(t: Table, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may choose now (the engine's per-seat choices) and the decision's number,
         which a move names so that a late or doubled answer is refused."""
-        g: Any = t.game
-        if hasattr(g, "choices"):
-            c: dict[str, Any] = g.choices(seat).to_json()
-            dn = int(g.decision_number)
-        else:
-            from .choices_fallback import choices_json  # only until the engine has Game.choices
-
-            dn = t.seq + 1
-            c = choices_json(t.game, seat, dn)
+        c = t.game.choices(seat).to_json()
         for a in c.get("abilities", ()):
             a["text"] = ability_text(a["text"])
-        return {"choices": c, "decision_number": dn}
+        return {"choices": c, "decision_number": t.game.decision_number}
 
     def welcome(self, t: Table, seat: int | None) -> dict[str, Any]:
         g = t.game
@@ -713,17 +706,10 @@ class Manager:
             # write that fails leaves the table exactly as it was
             g = t.game.clone()
             try:
-                if decision is None:
-                    events = g.apply(action)
-                elif hasattr(g, "decision_number"):
-                    events = g.apply(action, decision=decision)
-                else:  # TEMPORARY until the engine's decision numbers are merged
-                    if decision != t.seq + 1:
-                        raise IllegalActionError(f"this answers decision {decision}, but the game is at decision {t.seq + 1}")
-                    events = g.apply(action)
+                events = g.apply(action, decision=decision)
+            except StaleDecisionError:  # a late or doubled answer (two tabs, a resend after a move)
+                raise ProtocolError("stale", STALE) from None
             except IllegalActionError as e:
-                if type(e).__name__ == "StaleDecisionError" or "answers decision" in str(e):
-                    raise ProtocolError("stale", STALE) from None
                 raise ProtocolError("illegal", str(e)) from None
             seq = t.seq + 1
             a = Append(t.id, seq, seat, action.to_json(), key, by, over=g.is_over, winner=g.winner)

@@ -519,7 +519,10 @@ function Decision({ conn, v, c }) {
     const cards = payCards(ui, a);
     const targets = a.targets || [];
     const ready = cards.length === a.cost && (!a.needs_target || ui.target !== null);
-    const preview = `pay ${cards.join(", ")}${a.needs_target && ui.target !== null ? `, targeting ${v.name(ui.target)}` : ""}: ${a.text}`;
+    // the engine's text names the target "an opponent": once chosen, the preview names them
+    const named = a.needs_target && ui.target !== null;
+    const text = named && a.text.includes("an opponent") ? a.text.replace("an opponent", v.name(ui.target)) : a.text;
+    const preview = `pay ${cards.join(", ")}${named && text === a.text ? `, targeting ${v.name(ui.target)}` : ""}: ${text}`;
     return html`<h2 id="decision-h" tabindex="-1" class="dh">${ICONS[suitIndex(a.suit)]} ${a.name}</h2>
       <p class="muted">${a.cost > 1 || namesOf(a.payable).length > a.cost ? `Tap your ${suitName(suitIndex(a.suit))} cards to choose ${a.cost === 1 ? "the card that pays" : `the ${a.cost} cards that pay`}.` : ""}</p>
       ${a.needs_target ? (targets.length === 1 ? html`<p data-testid="target">Target: <${Name} name=${v.name(targets[0])} /> (your only opponent)</p>`
