@@ -126,7 +126,7 @@ def test_a_bad_or_unbounded_bot_spec_is_refused_at_creation(sqlite_url: str, spe
     with client(sqlite_url) as c:
         r = c.post("/api/tables", json={"seats": [{"kind": "human"}, {"kind": "bot", "bot": spec}]})
         assert r.status_code == 422, r.text
-        assert r.json()["code"] == "bad_bot" and says in r.json()["detail"] and "seat 1" in r.json()["detail"]
+        assert r.json()["code"] == "bad_bot" and says in r.json()["detail"] and "Seat 2" in r.json()["detail"]  # as the lobby numbers seats
         assert c.get("/api/tables").json() == []  # nothing was made
 
 
