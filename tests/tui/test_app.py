@@ -377,7 +377,7 @@ def test_a_crash_report_shows_no_hand(capsys: pytest.CaptureFixture[str], monkey
     s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
     hidden = {c.name for seat in (0, 1) for c in s.game.hand(seat)}
 
-    def boom(self: Session, action: object) -> None:
+    def boom(self: Session, action: object, decision: int | None = None) -> None:
         hand = self.game.hand(1)  # a local holding a hidden hand
         raise RuntimeError(f"boom ({len(hand)} cards)")
 

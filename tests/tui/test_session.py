@@ -11,7 +11,6 @@ from civlite.tui import SeatSpec, Session, choices_for, parse_seats
 from civlite.tui.session import (
     Replay,
     SeatError,
-    ability_lines,
     check_discard,
     check_meld,
     check_pay,
@@ -35,10 +34,10 @@ def test_parse_seats() -> None:
     assert SeatSpec.from_record_name("Ann") == SeatSpec("human", "Ann")
 
 
-def test_action_choices_come_from_the_view() -> None:
+def test_action_choices_come_from_the_engine() -> None:
     s = session_at(action_state(), HUMAN_BOT)
-    view = s.view(0)
-    choices = choices_for(view)
+    choices = s.choice_list(0)
+    assert choices == choices_for(s.game.choices(0), s.names)
     keys = [c.key for c in choices]
     assert keys[0] == "pass" and choices[0].action == Pass()
     assert "basic:L" in keys and "basic:W" in keys and "basic:M>1" in keys and "advanced:W" not in keys
@@ -48,26 +47,20 @@ def test_action_choices_come_from_the_view() -> None:
     # every offered action is legal
     for c in choices:
         assert c.action is not None and s.game.is_legal(c.action)
+    # labels and previews name the target
+    raid = next(c for c in choices if c.key == "basic:M>1")
+    assert raid.label == "Raid [1M] → bot random" and raid.detail.startswith("pay Spearmen: ")
+    assert "bot random" in raid.detail
     # the other seat has no choices now
-    assert choices_for(s.view(1)) == []
-    assert choices_for(s.view(None)) == []
-
-
-def test_ability_lines_mark_what_can_be_activated() -> None:
-    s = session_at(action_state(), HUMAN_BOT)
-    lines = {name.split(" [")[0]: (ok, now, text) for ok, now, _, name, text in ability_lines(s.view(0))}
-    assert lines["Greatness"][:2] == (True, True)
-    assert lines["Golden Age"][:2] == (False, False)
-    assert lines["Raid"][2] == "take 1 card at random from the opponent's hand"
-    lines1 = {name.split(" [")[0]: (ok, now) for ok, now, _, name, _ in ability_lines(s.view(1))}
-    assert lines1["Setback"] == (True, False)  # affordable, but not seat 1's action phase
+    assert s.choice_list(1) == []
+    assert s.choice_list(None) == []
 
 
 def test_vision_choices_one_per_suit() -> None:
     s = session_at(action_state(), HUMAN_BOT)
     s.apply(Basic([Card("Moses")]))
     assert s.game.pending is not None and s.game.pending.kind == "vision"
-    choices = choices_for(s.view(0))
+    choices = s.choice_list(0)
     assert choices and all(isinstance(c.action, Take) for c in choices)
     assert len({c.key for c in choices}) == len(choices)
     s.apply(next(c.action for c in choices if c.key == "take:C" and c.action is not None))
@@ -76,9 +69,10 @@ def test_vision_choices_one_per_suit() -> None:
 
 def test_meld_choices_and_builder_check() -> None:
     s = session_at(meld_state(), HUMAN_BOT)
-    view = s.view(0)
-    keys = [c.key for c in choices_for(view)]
+    keys = [c.key for c in s.choice_list(0)]
     assert keys == ["pass", "meld:D", "meld:X", "build"]
+    view = s.choices(0).meld
+    assert view is not None
     good = [Card(n) for n in ["Greeks", "Moses", "Sphinx", "Religion", "Spearmen", "Granaries", "Tribute"]]
     action, text = check_meld(view, good)
     assert action == Meld(good) and "+5 CT" in text
@@ -93,8 +87,8 @@ def test_meld_choices_and_builder_check() -> None:
 def test_discard_check_needs_exactly_the_count() -> None:
     s = session_at(meld_state(), HUMAN_BOT)
     s.apply(Pass())
-    view = s.view(0)
-    assert view.pending is not None and view.pending.kind == "fall_discard" and view.pending.count == 2
+    view = s.choices(0).discard
+    assert view is not None and view.count == 2 and "hand limit 7" in view.reason
     assert check_discard(view, [Card("Greeks")])[0] is None
     assert check_discard(view, [Card("Greeks"), Card("Romans"), Card("Flood")])[0] is None
     action, _ = check_discard(view, [Card("Greeks"), Card("Romans")])
@@ -115,10 +109,13 @@ def test_log_is_redacted_for_each_seat() -> None:
         if s.is_bot(s.to_move):
             s.apply(s.bot_action())
         else:
-            view = s.view(s.to_move)
-            ch = choices_for(view)
-            s.apply(ch[-1].action if ch and ch[-1].action else check_discard(view, view.hand[: view.pending.count])[0]  # type: ignore[union-attr]
-                    or Pass())
+            options = s.choices(s.to_move)
+            ch = s.choice_list(s.to_move)
+            if ch and ch[-1].action:
+                s.apply(ch[-1].action)
+            else:
+                assert options.discard is not None
+                s.apply(Discard(list(options.discard.from_cards[: options.discard.count])))
     logged = loggable(s.events)
     assert s.log_lines(0) == [e.describe(0).replace("seat 0", "ann").replace("seat 1", "bot random") for e in logged]
     assert s.log_lines(None) == [e.public.describe().replace("seat 0", "ann").replace("seat 1", "bot random")
@@ -161,18 +158,24 @@ def test_advanced_choice_pays_exactly_its_cost() -> None:
     state["players"][0]["hand"] = ["Sphinx", "Pantheon", "Coliseum", "Moses"]
     state["discard"] = ["Minoans"]
     s = session_at(state, HUMAN_BOT)
-    ch = {c.key: c.action for c in choices_for(s.view(0))}
-    assert ch["advanced:W"] == Advanced([Card("Sphinx"), Card("Pantheon"), Card("Coliseum")])
+    ch = {c.key: c.action for c in s.choice_list(0)}
+    assert ch["advanced:W"] == Advanced([Card("Coliseum"), Card("Pantheon"), Card("Sphinx")])
 
 
-def test_check_pay_takes_cards_of_the_suit_in_the_right_number() -> None:
-    golden = Advanced([Card("Sphinx"), Card("Pantheon"), Card("Coliseum")])
+def test_check_pay_takes_payable_cards_in_the_right_number() -> None:
+    state = action_state()
+    state["players"][0]["hand"] = ["Sphinx", "Pantheon", "Coliseum", "Stonehenge", "Moses", "Spearmen", "Hoplites"]
+    state["discard"] = ["Minoans"]
+    s = session_at(state, HUMAN_BOT)
+    by_key = {c.key: c for c in s.choice_list(0)}
+    golden = by_key["advanced:W"]
     assert check_pay(golden, [Card("Sphinx")]) == (None, "pick 3 Wonder cards (1/3)")
-    assert check_pay(golden, [Card("Sphinx"), Card("Moses"), Card("Coliseum")])[1] == "Moses is not a Wonder"
+    assert check_pay(golden, [Card("Sphinx"), Card("Moses"), Card("Coliseum")])[1] == "Moses cannot pay for Golden Age"
     action, status = check_pay(golden, [Card("Stonehenge"), Card("Sphinx"), Card("Coliseum")])
     assert action == Advanced([Card("Stonehenge"), Card("Sphinx"), Card("Coliseum")]) and status.startswith("pay with")
-    raid = Basic([Card("Spearmen")], 1)
+    raid = by_key["basic:M>1"]
     assert check_pay(raid, [Card("Hoplites")])[0] == Basic([Card("Hoplites")], 1)  # the target is kept
+    assert check_pay(by_key["pass"], [])[0] is None
 
 
 def test_parse_seats_is_strict() -> None:
@@ -193,7 +196,7 @@ def test_parse_seats_is_strict() -> None:
 
 def test_the_log_names_players_and_says_a_meld_gain_once() -> None:
     s = session_at(meld_state(), HUMAN_BOT)
-    meld = next(c.action for c in choices_for(s.view(0)) if c.key == "meld:D")
+    meld = next(c.action for c in s.choice_list(0) if c.key == "meld:D")
     assert meld is not None
     events = s.apply(meld)
     assert [e.kind for e in events[:2]] == ["meld", "gain_ct"]  # the engine reports the gain twice

@@ -14,7 +14,7 @@ import pytest
 import textual
 from textual.pilot import Pilot
 
-from civlite.tui import CivliteApp, Replay, ReplayApp, SeatSpec, Session, choices_for
+from civlite.tui import CivliteApp, Replay, ReplayApp, SeatSpec, Session
 from civlite.tui.screens import SetupScreen
 
 from .helpers import FAST, action_state, meld_state, session_at, settle
@@ -88,7 +88,7 @@ def game_over_session() -> tuple[Session, str]:
     state = action_state()
     state["players"][0]["ct"] = 19
     s = session_at(state, ANN_BOT)
-    greatness = [c.key for c in choices_for(s.view(0))].index("basic:W") + 1
+    greatness = [c.key for c in s.choice_list(0)].index("basic:W") + 1
     return s, str(greatness)
 
 

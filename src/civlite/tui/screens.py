@@ -28,7 +28,6 @@ from .session import (
     choices_for,
     event_line,
     hand_by_suit,
-    is_discard_kind,
     last_unfinished,
     loggable,
     meld_possible,
@@ -509,7 +508,7 @@ class TableScreen(CompactLayout, Screen[None]):
                 yield Panel("Opponents", id="opponents")
                 yield Panel("Deck and discard (R3)", id="piles")
                 yield Panel("Your hand", id="hand")
-                yield Panel("Abilities (● now, ○ in your action phase)", id="abilities")
+                yield Panel("Abilities", id="abilities")
             with Vertical(id="right"):
                 yield DecisionPanel(id="decision")
                 yield LogPanel(id="log")
@@ -548,7 +547,7 @@ class TableScreen(CompactLayout, Screen[None]):
         hand = self.query_one("#hand", Panel)
         hand.border_title = f"Your hand ({len(view.hand)} cards)" if view.seat is not None else "Hand"
         hand.update(hand_renderable(view))
-        self.query_one("#abilities", Panel).update(abilities_renderable(view))
+        self.query_one("#abilities", Panel).update(abilities_renderable(view, self.session.choices(self.viewer)))
         self._show_decision()
 
     def _show_decision(self) -> None:
@@ -577,21 +576,24 @@ class TableScreen(CompactLayout, Screen[None]):
             what = p.kind.replace("_", " ")
             panel.show_wait(Text(f"Waiting for {names[p.player]} (seat {p.player}): {what}…"))
             return
-        if p.kind == "action":
-            panel.show_choices(view, "[b]Your action[/b] (R4.2): activate one ability or pass "
-                               "([b]y[/b]: choose which cards pay)", choices_for(view))
-        elif p.kind == "meld":
-            panel.show_choices(view, "[b]Meld phase[/b] (R4.3): meld 7 cards or pass", choices_for(view))
-        elif p.kind in ("vision", "foundations"):
-            where = "deck (R5.2)" if p.kind == "vision" else "discard pile (R5.3)"
-            panel.show_choices(view, f"[b]{p.ability or p.kind}[/b]: take one card from the {where}",
-                               choices_for(view))
-        elif is_discard_kind(p.kind):
-            why = {"fall_discard": f"hand limit {view.rules.hand_limit} (R4.4)"}.get(p.kind, p.ability or p.kind)
-            panel.show_picker(view, "discard", f"[b]Discard exactly {p.count}[/b]: {why}; "
-                              "[b]space[/b] picks, [b]c[/b] confirms")
-        else:  # a decision kind this table does not know: still answerable by its legal choices
-            panel.show_wait(f"unknown decision {p.kind!r}")
+        options = s.choices(self.viewer)
+        listed = choices_for(options, names)
+        if options.kind == "action":
+            panel.show_choices(view, options, "[b]Your action[/b] (R4.2): activate one ability or pass "
+                               "([b]y[/b]: choose which cards pay)", listed)
+        elif options.kind == "meld":
+            panel.show_choices(view, options, "[b]Meld phase[/b] (R4.3): meld 7 cards or pass", listed)
+        elif options.take is not None:
+            where = "deck (R5.2)" if options.take.source == "deck" else "discard pile (R5.3)"
+            panel.show_choices(view, options, f"[b]{options.ability or p.kind}[/b]: take one card from the {where}",
+                               listed)
+        elif options.discard is not None:
+            d = options.discard
+            panel.show_picker(view, options, "discard", Text.assemble(
+                (f"Discard exactly {d.count}", "bold"), f": {d.reason}; ", ("space", "bold"), " picks, ",
+                ("c", "bold"), " confirms"))
+        else:  # a decision kind this table does not know
+            panel.show_wait(Text(f"unknown decision {p.kind!r}"))
 
     # -- the flow of the game --------------------------------------------------
     def after_step(self) -> None:
@@ -623,7 +625,7 @@ class TableScreen(CompactLayout, Screen[None]):
         """R9.1: pass ``seat``'s meld decision by itself when its setting is on and no meld is possible."""
         s = self.session
         p = s.game.pending
-        if p is None or p.kind != "meld" or seat not in s.auto_pass_meld or meld_possible(s, seat):
+        if p is None or p.kind != "meld" or seat not in s.auto_pass_meld or meld_possible(s.choices(seat)):
             return False
         events = s.apply(Pass())
         self._log_events(events)
@@ -682,16 +684,16 @@ class TableScreen(CompactLayout, Screen[None]):
 
     def on_decision_panel_chosen(self, message: DecisionPanel.Chosen) -> None:
         message.stop()
-        self.play(message.action)
+        self.play(message.action, message.decision)
 
-    def play(self, action: Any) -> bool:
+    def play(self, action: Any, decision: int | None = None) -> bool:
         """Apply the viewing human's action; an illegal one is refused with its rule."""
         s = self.session
         p = s.to_move
         if p is None or p != self.viewer or s.is_bot(p) or self.handing_over:
             return False
         try:
-            events = s.apply(action)
+            events = s.apply(action, decision)
         except IllegalActionError as e:
             self.notify(str(e), severity="error", title="Not allowed")
             return False

@@ -17,16 +17,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engine import (
-    Ability,
+    AbilityChoice,
     Action,
     Advanced,
     Basic,
     Card,
+    Choices,
     Discard,
+    DiscardChoice,
     Event,
     Game,
     GameRecord,
     Meld,
+    MeldChoice,
     Pass,
     RecordError,
     RuleSet,
@@ -200,7 +203,9 @@ class Choice:
     label: str
     action: Action | None  # None: opens the meld builder
     detail: str = ""
-    key: str = ""  # a stable id, for tests: "pass", "basic:W", "advanced:M>2", "take:Greeks", "meld:D", "build"
+    key: str = ""  # a stable id, for tests: "pass", "basic:W", "advanced:M>2", "take:C", "meld:D", "build"
+    ability: AbilityChoice | None = None  # the engine's ability choice (its payable cards: the pay picker)
+    target: int | None = None
 
 
 _SEAT = re.compile(r"\bseat (\d+)\b")
@@ -237,71 +242,74 @@ def hand_by_suit(hand: Sequence[Card]) -> dict[Suit, list[Card]]:
     return out
 
 
-def choices_for(view: View) -> list[Choice]:
-    """The choices of ``view.seat`` for the pending decision, built from its view only.
+def _article(word: str) -> str:
+    return "an" if word[:1] in "AEIOU" else "a"
 
-    Empty when the seat is not the one to decide. Discard decisions are answered with
-    a card picker instead (see :func:`check_discard`); they return no choices here.
-    """
-    p = view.pending
-    if p is None or view.seat is None or p.player != view.seat:
-        return []
-    rules = view.rules
-    by_suit = hand_by_suit(view.hand)
+
+def choices_for(choices: Choices, names: Sequence[str] | None = None) -> list[Choice]:
+    """The choice list of the engine's per-seat ``choices`` (``game.choices(seat)``): empty
+    unless that seat decides now. Discards are answered with a card picker instead (see
+    :func:`check_discard`); they give no choices here. Nothing here judges legality: the
+    engine says what is affordable, which cards pay, which seats may be targeted."""
+    kind = choices.kind
     out: list[Choice] = []
-    if p.kind == "action":
-        out.append(Choice("Pass: activate nothing", Pass(), "go to the meld phase (R4.2)", "pass"))
-        others = [pl.seat for pl in view.players]
-        for tier, table, cls in (("basic", rules.basic, Basic), ("advanced", rules.advanced, Advanced)):
-            for suit in Suit:
-                ab = table[suit]
-                cards = by_suit.get(suit, [])
-                if ab is None or len(cards) < ab.cards:
+    if kind is None:
+        return out
+    if kind == "action":
+        if choices.can_pass:
+            out.append(Choice("Pass: activate nothing", Pass(), "go to the meld phase (R4.2)", "pass"))
+        for a in choices.abilities:
+            if not a.affordable:
+                continue
+            name = f"{a.name} [{a.cost}{a.suit.letter}]"
+            key = f"{a.level}:{a.suit.letter}"
+            if not a.needs_target:
+                out.append(Choice(name, a.action(a.payable[: a.cost]), a.preview(a.payable[: a.cost], names=names),
+                                  key, a))
+                continue
+            for t in a.targets:
+                who = names[t] if names is not None else f"seat {t}"
+                out.append(Choice(f"{name} → {who}", a.action(a.payable[: a.cost], t),
+                                  a.preview(a.payable[: a.cost], t, names=names), f"{key}>{t}", a, t))
+    elif kind == "meld" and choices.meld is not None:
+        m = choices.meld
+        if choices.can_pass:
+            out.append(Choice("Pass: no meld", Pass(), "go to the fall phase (R4.3)", "pass"))
+        if m.possible:
+            last = m.slots[-1]
+            # one quick meld for each suit that may fill the last (the "one of") slot
+            for suit in last.suits if len(last.suits) > 1 else (None,):
+                fill = [c for c in last.cards if suit is None or c.suit == suit]
+                if not fill:
                     continue
-                pay = cards[: ab.cards]
-                paid = ", ".join(c.name for c in pay)
-                targets: list[int | None] = list(others) if ab.targets else [None]
-                for t in targets:
-                    label = f"{ab.name} ({ab.rule}, {ab.tier})" + (f" → seat {t}" if t is not None else "")
-                    key = f"{tier}:{suit.letter}" + (f">{t}" if t is not None else "")
-                    out.append(Choice(label, cls(pay, t), f"pay {paid}: {ability_text(ab)}", key))
-    elif p.kind == "meld":
-        out.append(Choice("Pass: no meld", Pass(), "go to the fall phase (R4.3)", "pass"))
-        if all(by_suit.get(s) for s in rules.meld_suits):
-            base = [by_suit[s][0] for s in rules.meld_suits]
-            for s in rules.meld_one_of:
-                if by_suit.get(s):
-                    cards = [*base, by_suit[s][0]]
-                    out.append(Choice(f"Meld with a {s.title} (R7)", Meld(cards),
-                                      f"{', '.join(c.name for c in cards)}: +{rules.meld_ct} CT, draw {rules.meld_draw}",
-                                      f"meld:{s.letter}"))
+                cards = [slot.cards[0] for slot in m.slots[:-1]] + [fill[0]]
+                what = f"Meld with {_article(suit.title)} {suit.title}" if suit is not None else "Meld"
+                out.append(Choice(f"{what} (R7)", m.action(cards),
+                                  f"{', '.join(c.name for c in cards)}: +{m.ct} CT, draw {m.draw}",
+                                  f"meld:{suit.letter}" if suit is not None else "meld"))
             out.append(Choice("Build a meld card by card…", None, "choose exactly which cards to meld", "build"))
-    elif p.kind in ("vision", "foundations"):
+    elif choices.take is not None:
         # cards of one suit are identical in play (R1.2): one choice per suit, its first card by name
-        pile = view.searching or () if p.kind == "vision" else view.discard
-        where = "the deck" if p.kind == "vision" else "the discard pile"
-        for suit, cards in hand_by_suit(list(set(pile))).items():
-            names = ", ".join(c.name for c in cards[:3]) + (", …" if len(cards) > 3 else "")
-            out.append(Choice(f"Take {'an' if suit.title[0] in 'AEIOU' else 'a'} {suit.title} ({len(cards)} in {where}: {names})", Take(cards[0]),
-                              "", f"take:{suit.letter}"))
+        where = "the deck" if choices.take.source == "deck" else "the discard pile"
+        for suit, cards in hand_by_suit(list(set(choices.take.candidates))).items():
+            shown = ", ".join(c.name for c in cards[:3]) + (", …" if len(cards) > 3 else "")
+            out.append(Choice(f"Take {_article(suit.title)} {suit.title} ({len(cards)})", Take(cards[0]),
+                              f"{len(cards)} in {where}: {shown}", f"take:{suit.letter}"))
     return out
 
 
-def meld_possible(session: Session, seat: int) -> bool:
-    """Whether ``seat`` could meld now (from its own view only)."""
-    return any(c.key == "build" for c in choices_for(session.view(seat)))
+def meld_possible(choices: Choices) -> bool:
+    """Whether the deciding seat of ``choices`` could meld now (the engine's word)."""
+    return choices.meld is not None and choices.meld.possible
 
 
 def is_discard_kind(kind: str) -> bool:
     return kind.endswith("_discard")
 
 
-def check_discard(view: View, picked: Sequence[Card]) -> tuple[Discard | None, str]:
+def check_discard(discard: DiscardChoice, picked: Sequence[Card]) -> tuple[Discard | None, str]:
     """The Discard action for the picked cards, or ``None`` and what is still missing."""
-    p = view.pending
-    if p is None or not is_discard_kind(p.kind):
-        return None, "no discard is asked for"
-    n = p.count
+    n = discard.count
     k = len(picked)
     if k < n:
         return None, f"pick {n - k} more card{'s' if n - k != 1 else ''} ({k}/{n})"
@@ -310,63 +318,42 @@ def check_discard(view: View, picked: Sequence[Card]) -> tuple[Discard | None, s
     return Discard(list(picked)), f"discard {', '.join(c.name for c in sorted(picked))} ({n}/{n})"
 
 
-def check_pay(ability: Basic, picked: Sequence[Card]) -> tuple[Basic | None, str]:
-    """``ability`` (a Basic or Advanced choice) paid with the picked cards instead of its own,
-    or ``None`` and what is still missing. Cards of one suit play alike (R1.2); which of them
+def check_pay(choice: Choice, picked: Sequence[Card]) -> tuple[Action | None, str]:
+    """The ability of ``choice`` paid with the picked cards instead of its default ones, or
+    ``None`` and what is still missing. Cards of one suit play alike (R1.2); which of them
     pays matters only for what opponents know of the hand."""
-    n = len(ability.cards)
-    suit = ability.cards[0].suit
-    stray = [c for c in picked if c.suit != suit]
+    a = choice.ability
+    if a is None:
+        return None, "this choice is paid with no cards"
+    stray = [c for c in picked if c not in a.payable]
     if stray:
-        return None, f"{stray[0].name} is not a {suit.title}"
-    k = len(picked)
+        return None, f"{stray[0].name} cannot pay for {a.name}"
+    k, n = len(picked), a.cost
     if k != n:
-        return None, f"pick {n} {suit.title} card{'s' if n != 1 else ''} ({k}/{n})"
-    return type(ability)(list(picked), ability.target), f"pay with {', '.join(c.name for c in picked)} ({n}/{n})"
+        return None, f"pick {n} {a.suit.title} card{'s' if n != 1 else ''} ({k}/{n})"
+    return a.action(list(picked), choice.target), f"pay with {', '.join(c.name for c in picked)} ({n}/{n})"
 
 
-def check_meld(view: View, picked: Sequence[Card]) -> tuple[Meld | None, str]:
-    """The Meld action for the picked cards, or ``None`` and what the meld still lacks (R7.1)."""
-    rules = view.rules
-    need = len(rules.meld_suits) + (1 if rules.meld_one_of else 0)
-    counts = Counter(c.suit for c in picked)
-    missing = [s.letter for s in rules.meld_suits if counts[s] == 0]
-    extra = sum(counts[s] for s in rules.meld_one_of)
+def check_meld(meld: MeldChoice, picked: Sequence[Card]) -> tuple[Meld | None, str]:
+    """The Meld action for the picked cards, or ``None`` and what the meld still lacks (R7.1):
+    one card in each of the engine's meld slots."""
+    slots = meld.slots
+    filled = [sum(1 for c in picked if c in slot.cards) for slot in slots]
     problems = []
-    if missing:
-        problems.append("needs " + " ".join(missing))
-    if rules.meld_one_of and extra == 0:
-        problems.append("needs one of " + "/".join(s.letter for s in rules.meld_one_of))
-    doubles = [s.letter for s in rules.meld_suits if counts[s] > 1]
-    if doubles or extra > 1:
+    missing = [slot for slot, n in zip(slots, filled, strict=True) if n == 0]
+    single = " ".join(slot.suits[0].letter for slot in missing if len(slot.suits) == 1)
+    if single:
+        problems.append("needs " + single)
+    problems += ["needs one of " + "/".join(s.letter for s in slot.suits) for slot in missing if len(slot.suits) > 1]
+    if any(n > 1 for n in filled):
         problems.append("one card of each suit only")
-    stray = [c for c in picked if c.suit not in rules.meld_suits and c.suit not in rules.meld_one_of]
+    stray = [c for c in picked if not any(c in slot.cards for slot in slots)]
     if stray:
         problems.append(f"{stray[0].name} does not belong in a meld")
+    need = len(slots)
     if problems or len(picked) != need:
         return None, f"{len(picked)}/{need}: " + ("; ".join(problems) or f"pick {need} cards")
-    return Meld(list(picked)), f"meld {len(picked)} cards: +{rules.meld_ct} CT (R7.2)"
-
-
-def ability_text(ab: Ability) -> str:
-    """``Ability.text`` with singulars mended: "take 1 card", not "take 1 cards"."""
-    return ab.text.replace(" 1 cards", " 1 card")
-
-
-def ability_lines(view: View) -> list[tuple[bool, bool, str, str, str]]:
-    """For each ability of the rule set: (affordable with this hand, can activate right now,
-    suit letter, 'Name [cost]', what it does)."""
-    counts = Counter(c.suit for c in view.hand)
-    my_action = view.pending is not None and view.pending.kind == "action" and view.pending.player == view.seat
-    out = []
-    for tier_table in (view.rules.basic, view.rules.advanced):
-        for suit in Suit:
-            ab = tier_table[suit]
-            if ab is None:
-                continue
-            ok = counts[suit] >= ab.cards
-            out.append((ok, ok and my_action, suit.letter, f"{ab.name} [{ab.cards}{suit.letter}]", ability_text(ab)))
-    return out
+    return meld.action(list(picked)), f"meld {len(picked)} cards: +{meld.ct} CT, draw {meld.draw} (R7.2)"
 
 
 @dataclass
@@ -441,15 +428,24 @@ class Session:
     def view(self, seat: int | None) -> View:
         return self.game.view(seat)
 
+    def choices(self, seat: int | None) -> Choices:
+        """The engine's per-seat choices (what ``seat`` may do now; nothing unless it decides)."""
+        return self.game.choices(seat)
+
+    def choice_list(self, seat: int | None) -> list[Choice]:
+        return choices_for(self.choices(seat), self.names)
+
     def log_lines(self, seat: int | None) -> list[str]:
         """The log as ``seat`` may read it (its redacted view of every event)."""
         names = self.names
         return [event_line(e, seat, names) for e in loggable(self.events)]
 
     # -- playing ---------------------------------------------------------------
-    def apply(self, action: Action) -> list[Event]:
-        """Apply a human's action (raises ``IllegalActionError`` and changes nothing if illegal)."""
-        events = self.game.apply(action)
+    def apply(self, action: Action, decision: int | None = None) -> list[Event]:
+        """Apply a human's action, answering decision number ``decision`` when given (raises
+        ``IllegalActionError``, or its ``StaleDecisionError`` for an answer to a decision already
+        answered, and changes nothing)."""
+        events = self.game.apply(action, decision=decision)
         self.events.extend(events)
         self.autosave()
         return events

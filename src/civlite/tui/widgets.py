@@ -17,8 +17,8 @@ from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import Option, OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
-from ..engine import Action, Basic, Card, Suit, View
-from .session import Choice, ability_lines, check_discard, check_meld, check_pay, hand_by_suit
+from ..engine import Action, Card, Choices, Suit, View
+from .session import Choice, check_discard, check_meld, check_pay, hand_by_suit
 
 #: one colour per suit (R1.1), used everywhere a card is shown
 SUIT_STYLE: dict[Suit, str] = {
@@ -120,28 +120,39 @@ def hand_renderable(view: View) -> RenderableType:
     return t
 
 
-def abilities_renderable(view: View) -> RenderableType:
-    """What this seat can activate now and what it would do; the rest on one line."""
+def abilities_renderable(view: View, choices: Choices | None = None) -> RenderableType:
+    """In this seat's action phase: what it can pay for now (the engine's choices) and the rest
+    on one line; at other times the rule set's abilities by suit, for reference."""
     if view.seat is None:
         return Text("")
+    if choices is not None and choices.kind == "action":
+        t = Table.grid(padding=(0, 1))
+        t.add_column(no_wrap=True)
+        t.add_column(no_wrap=True)
+        t.add_column(ratio=1)
+        later = Text("not now: ", style="grey50")
+        n_later = 0
+        for a in choices.abilities:
+            name = f"{a.name} [{a.cost}{a.suit.letter}]"
+            if a.affordable:
+                t.add_row(Text("●", style="bold green"), Text(name, style=SUIT_STYLE[a.suit]), Text(a.text))
+            else:
+                later.append(", " if n_later else "")
+                later.append(name, style="grey50")
+                n_later += 1
+        if not t.row_count:
+            t.add_row("", Text("no ability fits this hand", style="grey62"), "")
+        return Group(t, later) if n_later else t
     t = Table.grid(padding=(0, 1))
     t.add_column(no_wrap=True)
-    t.add_column(no_wrap=True)
     t.add_column(ratio=1)
-    later = Text("not now: ", style="grey50")
-    n_later = 0
-    for ok, now, letter, name, text in ability_lines(view):
-        if ok:
-            t.add_row(Text("●", style="bold green") if now else Text("○", style="grey62"),
-                      Text(name, style=LETTER_STYLE[letter]), Text(text, style="" if now else "grey70"))
-        else:
-            if n_later:
-                later.append(", ")
-            later.append(name, style="grey50")
-            n_later += 1
-    if not t.row_count:
-        t.add_row("", Text("no ability fits this hand", style="grey62"), "")
-    return Group(t, later) if n_later else t
+    by_suit: dict[Suit, list[str]] = {}
+    for ab in view.rules.abilities:
+        by_suit.setdefault(ab.suit, []).append(f"{ab.name} [{ab.cards}]")
+    for suit in Suit:
+        if suit in by_suit:
+            t.add_row(Text(suit.letter, style=SUIT_STYLE[suit]), Text(" · ".join(by_suit[suit]), style="grey70"))
+    return Group(Text("your action phase lists what you can pay for", style="grey50"), t)
 
 
 class Panel(Static):
@@ -198,19 +209,23 @@ class DecisionPanel(Vertical):
     """
 
     class Chosen(Message):
-        def __init__(self, action: Action) -> None:
+        """``action`` answers decision number ``decision`` (a late or repeated answer is refused)."""
+
+        def __init__(self, action: Action, decision: int | None) -> None:
             super().__init__()
             self.action = action
+            self.decision = decision
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Decision (d)"
         self.view: View | None = None
+        self.options: Choices | None = None  # the engine's choices for the decision shown
         self.choices: list[Choice] = []
         self.mode = ""  # wait | choices | discard | meld | pay | over
         self._title: str | Text = ""
         self._choices_title = ""  # to go back from the meld builder or the pay picker
-        self._paying: Basic | None = None  # the ability whose cards are being picked
+        self._paying: Choice | None = None  # the ability choice whose cards are being picked
 
     def compose(self) -> ComposeResult:
         yield Static(id="decision-title")
@@ -229,8 +244,9 @@ class DecisionPanel(Vertical):
     def show_over(self, text: str | Text) -> None:
         self._set_mode("over", text)
 
-    def show_choices(self, view: View, title: str, choices: list[Choice]) -> None:
+    def show_choices(self, view: View, options: Choices, title: str, choices: list[Choice]) -> None:
         self.view = view
+        self.options = options
         self.choices = choices
         ol = self.query_one("#choices", OptionList)
         ol.clear_options()
@@ -258,10 +274,12 @@ class DecisionPanel(Vertical):
         if event.option_list.id == "choices":
             self._show_detail(event.option_index)
 
-    def show_picker(self, view: View, mode: str, title: str, cards: Sequence[Card] | None = None) -> None:
-        """``mode`` is ``discard`` (exactly ``pending.count`` cards), ``meld`` (R7.1) or ``pay``
+    def show_picker(self, view: View, options: Choices, mode: str, title: str,
+                    cards: Sequence[Card] | None = None) -> None:
+        """``mode`` is ``discard`` (``options.discard``), ``meld`` (``options.meld``, R7.1) or ``pay``
         (the cards that pay for an ability); ``cards``: those offered (default: the hand)."""
         self.view = view
+        self.options = options
         offered = sorted(view.hand if cards is None else cards)
         sl = self.query_one("#picker", SelectionList)
         sl.clear_options()
@@ -291,12 +309,14 @@ class DecisionPanel(Vertical):
         return [Card(n) for n in self.query_one("#picker", SelectionList).selected]
 
     def _checked(self) -> tuple[Action | None, str]:
-        assert self.view is not None
-        if self.mode == "discard":
-            return check_discard(self.view, self.picked())
+        o = self.options
+        if self.mode == "discard" and o is not None and o.discard is not None:
+            return check_discard(o.discard, self.picked())
         if self.mode == "pay" and self._paying is not None:
             return check_pay(self._paying, self.picked())
-        return check_meld(self.view, self.picked())
+        if self.mode == "meld" and o is not None and o.meld is not None:
+            return check_meld(o.meld, self.picked())
+        return None, "nothing to pick now"
 
     def _update_status(self) -> None:
         if self.mode not in ("discard", "meld", "pay"):
@@ -328,43 +348,43 @@ class DecisionPanel(Vertical):
         if choice.action is None:
             self.open_meld_builder()
         else:
-            self.post_message(self.Chosen(choice.action))
+            self.post_message(self.Chosen(choice.action, self._decision()))
+
+    def _decision(self) -> int | None:
+        return self.options.decision_number if self.options is not None else None
 
     def open_meld_builder(self) -> bool:
-        v = self.view
-        if v is None or v.pending is None or v.pending.kind != "meld" or self.mode not in ("choices", "meld"):
+        v, o = self.view, self.options
+        if v is None or o is None or o.meld is None or not o.meld.possible or self.mode not in ("choices", "meld"):
             return False
-        self.show_picker(v, "meld", "[b]Meld builder[/b] (R7.1): pick one card of each major suit and one "
+        self.show_picker(v, o, "meld", "[b]Meld builder[/b] (R7.1): pick one card of each major suit and one "
                          "Disaster or Boon; [b]space[/b] picks, [b]c[/b] confirms, [b]esc[/b] goes back")
         return True
 
     def open_pay_picker(self) -> bool:
         """Pick which cards pay for the highlighted ability (when its suit has more than it costs)."""
-        v = self.view
-        if v is None or self.mode != "choices":
+        v, o = self.view, self.options
+        if v is None or o is None or self.mode != "choices":
             return False
         i = self.query_one("#choices", OptionList).highlighted
         if i is None or not 0 <= i < len(self.choices):
             return False
-        a = self.choices[i].action
-        if not isinstance(a, Basic):
+        choice = self.choices[i]
+        a = choice.ability
+        if a is None or len(a.payable) <= a.cost:
             return False
-        suit = a.cards[0].suit
-        held = [c for c in v.hand if c.suit == suit]
-        if len(held) <= len(a.cards):
-            return False
-        self._paying = a
-        n = len(a.cards)
-        self.show_picker(v, "pay", f"[b]Pay for {self.choices[i].label}[/b]: pick the {n} {suit.title} "
+        self._paying = choice
+        n = a.cost
+        self.show_picker(v, o, "pay", f"[b]Pay for {choice.label}[/b]: pick the {n} {a.suit.title} "
                          f"card{'s' if n != 1 else ''} that pay; [b]space[/b] picks, [b]c[/b] confirms, "
-                         "[b]esc[/b] goes back", held)
+                         "[b]esc[/b] goes back", a.payable)
         return True
 
     def back(self) -> bool:
         """From the meld builder or the pay picker to the choices they were opened from."""
-        if self.mode in ("meld", "pay") and self.view is not None:
+        if self.mode in ("meld", "pay") and self.view is not None and self.options is not None:
             self._paying = None
-            self.show_choices(self.view, self._choices_title, self.choices)
+            self.show_choices(self.view, self.options, self._choices_title, self.choices)
             return True
         return False
 
@@ -376,7 +396,7 @@ class DecisionPanel(Vertical):
             self.app.bell()
             self.notify(status, severity="warning")
             return False
-        self.post_message(self.Chosen(action))
+        self.post_message(self.Chosen(action, self._decision()))
         return True
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
