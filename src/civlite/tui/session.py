@@ -11,7 +11,6 @@ import difflib
 import os
 import re
 import time
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
