@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.command import CommandPalette
 from textual.widgets import Button
 
-from civlite.engine import GameRecord
+from civlite.engine import GameRecord, Pass
 from civlite.tui import CivliteApp, SeatSpec, Session
 from civlite.tui.screens import DiscardScreen, QuitScreen, ResultsScreen, SetupScreen, TableScreen
 from civlite.tui.widgets import DecisionPanel
@@ -256,3 +256,22 @@ async def test_replay_fits_80x24_and_shows_the_discard_pile(tmp_path: Path) -> N
         await pilot.pause()
         assert isinstance(app.screen, DiscardScreen)
         assert all(c.name in screen_text(app) for c in s.game.view(None).discard)
+
+
+@run_async
+async def test_a_late_answer_is_refused_and_changes_nothing() -> None:
+    s = session_at(meld_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        told: list[str] = []
+        app.table.notify = lambda message, **kw: told.append(str(message))  # type: ignore[method-assign]
+        n = s.game.decision_number
+        assert app.table.play(Pass(), n)  # no meld: the fall discard is next, still seat 0's
+        await pilot.pause()
+        assert s.game.decision_number == n + 1 and s.game.pending is not None
+        before = s.game.state_json()
+        assert not app.table.play(Pass(), n)  # the same answer again: already answered
+        await pilot.pause()
+        assert s.game.state_json() == before
+        assert told and "already answered" in told[-1]

@@ -18,7 +18,16 @@ from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
-from ..engine import Card, GameRecord, IllegalActionError, Pass, RecordError, RuleSet, RuleSetError
+from ..engine import (
+    Card,
+    GameRecord,
+    IllegalActionError,
+    Pass,
+    RecordError,
+    RuleSet,
+    RuleSetError,
+    StaleDecisionError,
+)
 from .session import (
     BOT_LEVELS,
     HUMAN,
@@ -694,6 +703,10 @@ class TableScreen(CompactLayout, Screen[None]):
             return False
         try:
             events = s.apply(action, decision)
+        except StaleDecisionError:
+            self.notify("That answer came late: this decision was already answered, the table has moved on.",
+                        severity="warning")
+            return False
         except IllegalActionError as e:
             self.notify(str(e), severity="error", title="Not allowed")
             return False
