@@ -274,7 +274,7 @@ class DecisionPanel(Vertical):
         if event.option_list.id == "choices":
             self._show_detail(event.option_index)
 
-    def show_picker(self, view: View, options: Choices, mode: str, title: str,
+    def show_picker(self, view: View, options: Choices, mode: str, title: str | Text,
                     cards: Sequence[Card] | None = None) -> None:
         """``mode`` is ``discard`` (``options.discard``), ``meld`` (``options.meld``, R7.1) or ``pay``
         (the cards that pay for an ability); ``cards``: those offered (default: the hand)."""
