@@ -302,10 +302,6 @@ def meld_possible(choices: Choices) -> bool:
     return choices.meld is not None and choices.meld.possible
 
 
-def is_discard_kind(kind: str) -> bool:
-    return kind.endswith("_discard")
-
-
 def check_discard(discard: DiscardChoice, picked: Sequence[Card]) -> tuple[Discard | None, str]:
     """The Discard action for the picked cards, or ``None`` and what is still missing."""
     n = discard.count
