@@ -223,14 +223,16 @@ def sim(
     out: Annotated[Path, typer.Option(help="output directory (games.jsonl, summary.json)")] = Path("sim-out"),
     json_out: Annotated[bool, typer.Option("--json", help="print summary.json on stdout")] = False,
     resume: Annotated[bool, typer.Option(help="continue the run in --out: play only the games it lacks "
-                                               "(same bots, players, seed and rules; --games may be larger)")] = False,
+                                               "(same bots, players, seed and rules; --games may be larger, "
+                                               "never smaller: the games it holds are kept)")] = False,
+    force: Annotated[bool, typer.Option(help="overwrite a run already in --out")] = False,
 ) -> None:
     """Simulate many games between bots (seats rotated) and write records and a summary."""
     from .sim import cli as simcli
 
     simcli.sim_command(bots=bots, players=players, games=games, seed=seed, rules=load_rules(rules),
                        workers=workers, backend=backend, ray_address=ray_address, out=out,
-                       json_out=json_out, fail=_fail, resume=resume)
+                       json_out=json_out, fail=_fail, resume=resume, force=force)
 
 
 @app.command()
@@ -269,13 +271,14 @@ def sweep(
     backend: Annotated[str, typer.Option()] = "local",
     out: Annotated[Path, typer.Option(help="output directory (one run per value + sweep.html)")] = Path("sweep-out"),
     json_out: Annotated[bool, typer.Option("--json", help="print sweep.json on stdout")] = False,
+    force: Annotated[bool, typer.Option(help="overwrite a sweep already in --out")] = False,
 ) -> None:
     """Run one simulation per value of a rule-set number and plot each metric against it."""
     from .sim import cli as simcli
 
     simcli.sweep_command(param=param, bots=bots, players=players, games=games, seed=seed,
                          rules=load_rules(rules), workers=workers, backend=backend, out=out,
-                         json_out=json_out, fail=_fail)
+                         json_out=json_out, fail=_fail, force=force)
 
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,43 +17,112 @@ from ..engine import RuleSet, RuleSetError
 Fail = Callable[..., Exception]
 
 
-def _specs(bots: str) -> tuple[str, ...]:
+def _specs(bots: str, fail: Fail) -> tuple[str, ...]:
     from .simulator import split_bots
 
-    return split_bots(bots)
+    try:
+        return split_bots(bots, strict=True)
+    except ValueError as e:
+        raise fail(str(e)) from None
+
+
+def check_common(*, players: int, workers: int | None, games: int | None, fail: Fail) -> None:
+    """The numbers every simulating command takes: one-line errors before anything is written."""
+    if not 2 <= players <= 8:
+        raise fail(f"--players must be 2 to 8, got {players}")
+    if workers is not None and workers < 1:
+        raise fail(f"--workers must be at least 1 (leave it out to use all cores), got {workers}")
+    if games is not None and games < 1:
+        raise fail(f"--games must be at least 1, got {games}")
+
+
+def check_out(out: Path, *, fail: Fail, force: bool = False, resume: bool = False, may_hold: bool = False,
+              flag: str = "--out") -> None:
+    """Refuse an output directory that is a file, cannot be created or written, or (unless
+    ``force``, ``resume`` or ``may_hold``) already holds files. Creates it; changes nothing else."""
+    if out.exists() and not out.is_dir():
+        raise fail(f"{flag} {out}: is a file, not a directory")
+    if out.is_dir() and not (force or resume or may_hold) and any(out.iterdir()):
+        raise fail(f"{flag} {out}: already holds files (a previous run?); --resume continues it, "
+                   "--force overwrites it, or choose another directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise fail(f"{flag} {out}: cannot create the directory ({e.strerror or e})") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise fail(f"{flag} {out}: the directory is not writable")
+    try:  # os.access can say yes where writing fails (/proc, read-only mounts)
+        probe = out / ".civlite-write-test"
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as e:
+        raise fail(f"{flag} {out}: cannot write there ({e.strerror or e})") from None
 
 
 def sim_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,
                 backend: str, ray_address: str | None, out: Path, json_out: bool, fail: Fail,
-                resume: bool = False) -> None:
+                resume: bool = False, force: bool = False) -> None:
     from .simulator import SimConfig, simulate
 
+    check_common(players=players, workers=workers, games=games, fail=fail)
+    if resume and force:
+        raise fail("--resume and --force do not go together: --resume keeps the run in --out, --force replaces it")
     try:
-        cfg = SimConfig(bots=_specs(bots), players=players, games=games, seed=seed, rules=rules)
+        cfg = SimConfig(bots=_specs(bots, fail), players=players, games=games, seed=seed, rules=rules)
     except ValueError as e:
         raise fail(str(e)) from None
     if backend not in ("local", "ray"):
         raise fail(f"--backend must be local or ray, got {backend!r}")
+    check_out(out, fail=fail, force=force, resume=resume)
     err = Console(stderr=True)
     try:
         res = simulate(cfg, out=out, workers=workers, backend=backend, ray_address=ray_address,
                        progress=sys.stderr.isatty() or not json_out, resume=resume)
     except (RuntimeError, ValueError) as e:
         raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
     g = res.summary["games"]
     played = g - res.resumed
     rate = played / res.seconds if res.seconds > 0 else 0.0
     note = " (interrupted: finished games kept)" if res.interrupted else ""
     kept = f" + {res.resumed} resumed" if res.resumed else ""
     err.print(f"{played} games{kept} in {res.seconds:.1f} s ({rate:.1f} games/s){note} -> {out}/", highlight=False)
+    if res.config.games > games:
+        err.print(f"the run already held games up to number {res.config.games}; all are kept (--resume never "
+                  "shrinks a run)", highlight=False)
     if json_out:
         sys.stdout.write(json.dumps(res.summary) + "\n")
     else:
-        wins = ", ".join(f"{k}: {v}" for k, v in res.summary["wins"].items())
-        err.print(f"wins: {wins}; draws: {res.summary['draws']}; seat wins: {res.summary['seat_wins']}",
-                  highlight=False)
+        err.print(summary_line(res.summary), highlight=False, soft_wrap=True)
     if res.interrupted:
         raise SystemExit(130)
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """``sim``'s one-line summary: win rates per bot and seat (with 95% intervals), draws, length."""
+    from .stats import wilson
+
+    g = int(summary["games"])
+    n = int(summary["players"])
+    if g == 0:
+        return "no games finished"
+    lineup = list(summary["bots"])
+    seats_of = {spec: lineup.count(spec) for spec in dict.fromkeys(lineup)}
+    parts = []
+    for spec, k in summary["wins"].items():
+        played = g * seats_of.get(spec, 1)  # seat-games: seats rotate, so each spec plays its share
+        p, lo, hi = wilson(int(k), played)
+        parts.append(f"{spec} {100 * p:.1f}% [{100 * lo:.1f}–{100 * hi:.1f}]")
+    decided = g - int(summary["draws"])
+    seats = []
+    for s, k in enumerate(summary["seat_wins"]):
+        p, lo, hi = wilson(int(k), decided)
+        seats.append(f"{s}: {100 * p:.1f}% [{100 * lo:.1f}–{100 * hi:.1f}]")
+    t = summary["turns"]
+    return (f"wins: {'; '.join(parts)} | seat wins (fair {100 / n:.1f}%) {'; '.join(seats)} | "
+            f"draws {summary['draws']} ({100 * int(summary['draws']) / g:.1f}%) | "
+            f"length: median {t['p50']:g} turns, mean {t['mean']:.1f}, 90% within {t['p90']:g}")
 
 
 def report_command(run: Path, out: Path | None, *, fail: Fail) -> None:
@@ -60,12 +130,16 @@ def report_command(run: Path, out: Path | None, *, fail: Fail) -> None:
 
     if not (run / "summary.json").exists():
         raise fail(f"{run}: no summary.json (is it a directory written by civlite sim?)")
+    check_out(out if out is not None else run, fail=fail, may_hold=True)
     try:
         a = build_report(run, out)
     except (ValueError, KeyError) as e:
         raise fail(f"{run}: {e}") from None
+    except OSError as e:
+        raise fail(f"--out {out if out is not None else run}: {e.strerror or e}") from None
     con = Console(stderr=True)
     con.print(a["first_player"], highlight=False)
+    con.print(f"bots: {a['lineup']}", highlight=False)
     for b in a["bots"]:
         lo, hi = b["ci95"]
         con.print(f"  {b['bot']}: {100 * b['win_rate']:.1f}% (95% CI {100 * lo:.1f}–{100 * hi:.1f}%)", highlight=False)
@@ -78,9 +152,16 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
     for r in (run_a, run_b):
         if not (r / "summary.json").exists():
             raise fail(f"{r}: no summary.json (is it a directory written by civlite sim?)")
-    res = compare_runs(run_a, run_b)
     if out is not None:
-        write_compare(res, out)
+        check_out(out, fail=fail, may_hold=True)
+    try:
+        res = compare_runs(run_a, run_b)
+        if out is not None:
+            write_compare(res, out)
+    except (ValueError, KeyError) as e:
+        raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
     if json_out:
         sys.stdout.write(json.dumps(res) + "\n")
         return
@@ -98,18 +179,26 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
 
 
 def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int, rules: RuleSet,
-                  workers: int | None, backend: str, out: Path, json_out: bool, fail: Fail) -> None:
+                  workers: int | None, backend: str, out: Path, json_out: bool, fail: Fail,
+                  force: bool = False) -> None:
+    from .simulator import SimConfig
     from .sweep import parse_param, sweep
 
+    check_common(players=players, workers=workers, games=games, fail=fail)
+    if backend not in ("local", "ray"):
+        raise fail(f"--backend must be local or ray, got {backend!r}")
     try:
         name, values = parse_param(param)
         for v in values:
             rules.with_changes(**{name: v})
     except (ValueError, RuleSetError) as e:
         raise fail(str(e)) from None
-    specs = _specs(bots)
-    if len(specs) == 1 and players > 1:
-        specs = specs * 1
+    specs = _specs(bots, fail)
+    try:
+        SimConfig(bots=specs, players=players, games=games, seed=seed, rules=rules)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    check_out(out, fail=fail, force=force)
     con = Console(stderr=True)
 
     def on_value(v: int) -> None:
@@ -121,6 +210,8 @@ def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int,
                                     on_value=on_value)
     except ValueError as e:
         raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
     if json_out:
         sys.stdout.write(json.dumps(res) + "\n")
     else:

@@ -25,6 +25,17 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def lineup_text(bots: Sequence[str]) -> str:
+    """Which bots played: ``"heuristic (all 4 seats)"`` or ``"heuristic vs random"``."""
+    specs = list(dict.fromkeys(bots))
+    if not specs:
+        return "?"
+    if len(specs) == 1:
+        return f"{specs[0]} (self-play, all {len(bots)} seats)"
+    return " vs ".join(f"{s} ×{list(bots).count(s)}" if list(bots).count(s) > 1 else s for s in specs) + \
+        " (seats rotated)"
+
+
 def analyze(summary: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Every number of the report, from a summary and the game lines."""
     n = int(summary["players"])
@@ -112,7 +123,8 @@ def analyze(summary: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[st
     melds = {"per_game": len(meld_turns) / g if g else 0.0, "turn_p50": quantile(meld_turns, 0.5),
              "first_meld_p50": quantile(first, 0.5), "games_without_meld": g - len(first),
              "turns": meld_turns}
-    return {"games": g, "players": n, "draws": draws, "bots": bots, "seats": seats,
+    return {"games": g, "players": n, "draws": draws, "lineup": lineup_text(summary.get("bots", [])),
+            "bots": bots, "seats": seats,
             "first_player": fpa, "length": length, "turns": turns, "ct_race": race,
             "abilities": abilities, "melds": melds, "seed": summary.get("seed"),
             "rules": summary.get("rules", {}).get("name", "?")}
@@ -254,6 +266,8 @@ td:first-child, th:first-child {{ text-align: left; }}
 img {{ max-width: 100%; }}
 </style></head><body>
 <h1>{e(title)}</h1>
+<p>Bots: <b>{e(a['lineup'])}</b>. The figures measure the game as these bots play it: a bot that is easy
+to exploit can make a rule look stronger or weaker than it is for people.</p>
 <p>{a['games']} games, {a['players']} players, rule set <b>{e(str(a['rules']))}</b>, seed {e(str(a['seed']))};
 {a['draws']} draws (turn limit). Seats were rotated so every bot played every seat equally.
 Intervals are 95% Wilson score intervals.</p>

@@ -24,7 +24,7 @@ import random
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -84,15 +84,18 @@ class SimConfig:
                    seed=int(d["seed"]), rules=RuleSet.from_dict(d["rules"]))
 
 
-def split_bots(text: str) -> tuple[str, ...]:
+def split_bots(text: str, strict: bool = False) -> tuple[str, ...]:
     """``"ismcts:iterations=200,depth=4,heuristic"`` -> ``("ismcts:iterations=200,depth=4", "heuristic")``.
 
     Commas separate bots, but a ``key=value`` piece after a comma continues the
-    previous bot's options (bot names never hold ``=``).
+    previous bot's options (bot names never hold ``=``). ``strict`` refuses an empty
+    piece (``"a,,b"``, a trailing comma) instead of skipping it.
     """
     out: list[str] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
+            if strict:
+                raise ValueError(f"--bots {text!r}: an empty bot spec (two commas in a row, or a comma at an end)")
             continue
         if "=" in part and ":" not in part and out:
             out[-1] += "," + part
@@ -264,7 +267,10 @@ def simulate(
     if out is not None:
         d = Path(out)
         if resume:
-            for entry in _finished_games(d, cfg):
+            held = _finished_games(d, replace(cfg, games=_MANY))
+            if held:  # a resumed run never shrinks: --games below what it holds keeps them all
+                cfg = replace(cfg, games=max(cfg.games, 1 + max(e["index"] for e in held)))
+            for entry in held:
                 if entry["index"] not in texts:
                     texts[entry["index"]] = entry.pop("json")
                     lines.append(entry)
@@ -340,6 +346,9 @@ def simulate(
         write_run(out, [texts[ln["index"]] for ln in lines], summary)
         (Path(out) / "games.partial.jsonl").unlink(missing_ok=True)
     return SimResult(cfg, lines, interrupted, seconds, summary, before)
+
+
+_MANY = 1 << 40  # "any number of games": to read every game a run directory holds
 
 
 def _term_as_interrupt() -> Any:
