@@ -209,7 +209,8 @@ export class TableConn {
         if (e.kind !== "draw" || e.ability) this.lastMove.set(s, { text: e.text, via: e.via });
       }
       if (e.target === me && me !== null && (e.kind === "steal_cards" || e.kind === "steal_ct")) {
-        this.lost = { by: s, ability: e.ability, cards: e.secret || [], count: e.count || 0, ct: e.kind === "steal_ct" ? e.amount : 0 };
+        const lost = { by: s, ability: e.ability, cards: e.secret || [], count: e.count || 0, ct: e.kind === "steal_ct" ? e.amount || 0 : 0 };
+        if (lost.ct || lost.count || lost.cards.length) this.lost = lost; // nothing taken: the log says so, no alarm
       }
       if (s !== me || e.target === me) words.push(sentenceText(e.text, (x) => this.name(x), me));
     }

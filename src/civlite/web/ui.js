@@ -50,7 +50,8 @@ export function Card({ name, pressed, onClick, small, disabled, hint, testid, ex
   const s = suitOf(name);
   const cls = `card s${s} ${small ? "small" : ""} ${pressed ? "sel" : ""} ${extraClass}`;
   // the name comes first in the page (so it leads the button's accessible name); CSS shows the band on top
-  const inner = html`<span class="nm">${name}</span>
+  const long = name.split(" ").some((w) => w.length >= 11);
+  const inner = html`<span class=${long ? "nm long" : "nm"}>${name}</span>
     <span class="band"><span class="sym" aria-hidden="true">${ICONS[s]}</span><span class="suit"><span class="sr-only">, </span>${suitName(s)}</span></span>
     ${pressed ? html`<span class="tick" aria-hidden="true">✓</span>` : ""}`;
   if (!onClick) {
