@@ -7,7 +7,8 @@ hidden cards. :func:`decide` turns a bot's answer into the concrete action the
 game records (a k-card discard is k compact steps, assembled here).
 
 Bots are named by spec strings: ``random``, ``heuristic``, ``ismcts``,
-``ismcts:iterations=2000``, ``ismcts:seconds=0.5``.
+``ismcts:iterations=2000``, ``ismcts:seconds=0.5``, ``policy`` (a small learned network,
+numpy inference, needs the ``rl`` extra).
 """
 
 from __future__ import annotations
@@ -106,8 +107,9 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
 
 
 def _load_builtin() -> None:
-    # heuristic and search bots register themselves when their modules exist
-    for mod in ("heuristic", "ismcts"):
+    # heuristic, search and learned bots register themselves when their modules (and what
+    # they need: numpy for the policy bot) exist
+    for mod in ("heuristic", "ismcts", "policy"):
         try:
             __import__(f"{__name__}.{mod}")
         except ImportError:

@@ -160,11 +160,18 @@ def encode_values(game: Game, seat: int) -> list[float]:
     return vals
 
 
+#: with a victory threshold up to this, no value of the encoding can reach OBS_HIGH (CT stays
+#: within a few points of the threshold; card counts are at most the cards in play; the
+#: supply is clipped where it is encoded), so encode_game skips the clipping pass
+_NO_CLIP_BELOW = OBS_HIGH / 2
+
+
 def encode_game(game: Game, seat: int) -> np.ndarray:
     """The same array as ``encode_view(game.view(seat))``, built faster (for environments,
     which hold the game: bots and clients only have views and use :func:`encode_view`)."""
     out = np.array(encode_values(game, seat), dtype=np.float32)
-    np.minimum(out, OBS_HIGH, out=out)
+    if game.rules.victory_ct > _NO_CLIP_BELOW:  # else every count is far below OBS_HIGH
+        np.minimum(out, OBS_HIGH, out=out)
     return out
 
 

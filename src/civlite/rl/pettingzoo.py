@@ -177,14 +177,93 @@ def raw_env(players: int = 2, rules: RuleSet | str | None = None, render_mode: s
     return CivLiteAECEnv(players=players, rules=rules, render_mode=render_mode)
 
 
+class _Direct:
+    """The AEC state that every step reads (``agent_selection``, ``terminations``, ...) taken
+    straight off the bare environment. PettingZoo's wrappers forward each attribute through
+    ``__getattr__``, one Python call per layer per access, which cost as much as the game's
+    own step; the behaviour is theirs unchanged (an attribute missing underneath still goes
+    through their ``__getattr__``, e.g. the order check's error before ``reset()``)."""
+
+    _raw: CivLiteAECEnv
+
+    @property
+    def agent_selection(self) -> str:
+        return self._raw.agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        return self._raw.agents
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        return self._raw.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        return self._raw.truncations
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        return self._raw.rewards
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        return self._raw.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self._raw._cumulative_rewards
+
+
+class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    def __init__(self, env: CivLiteAECEnv, illegal_reward: float) -> None:
+        super().__init__(env, illegal_reward=illegal_reward)
+        self._raw = env
+
+
+class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def step(self, action: int | None) -> None:
+        # PettingZoo's check, with a fast path for a plain int in range
+        if not (type(action) is int and 0 <= action < NUM_ACTIONS):
+            super().step(action)
+        else:
+            self.env.step(action)
+
+
+class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self._raw.agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        return self._raw.agents
+
+
 def env(players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None,
         illegal_reward: float | None = -1.0) -> AECEnv:
     """The AEC environment wrapped like PettingZoo's classic games.
 
     ``players`` seats, a :class:`RuleSet` (or a rule-set TOML path); an illegal move ends
-    the game with ``illegal_reward`` for its maker (``None``: it raises ``ValueError``)."""
-    e: AECEnv = raw_env(players=players, rules=rules, render_mode=render_mode)
+    the game with ``illegal_reward`` for its maker (``None``: it raises ``ValueError``).
+    The wrappers are PettingZoo's own (``TerminateIllegalWrapper``,
+    ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``), subclassed only to read the
+    per-step state without a ``__getattr__`` chain."""
+    raw = raw_env(players=players, rules=rules, render_mode=render_mode)
+    e: AECEnv = raw
     if illegal_reward is not None:
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+        e = _TerminateIllegal(raw, illegal_reward=illegal_reward)
+    e = _AssertOutOfBounds(e)
+    return _OrderEnforcing(e)

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import importlib.util
 import json
 import logging
 import multiprocessing
@@ -70,7 +71,8 @@ def safe_name(name: str | None) -> str:
     """A player or table name with control and bidirectional-override characters removed and
     spaces collapsed ("" when nothing is left). Clients still isolate names (<bdi>)."""
     return " ".join(_UNSAFE.sub("", name or "").split())
-BOT_LEVELS = ("random", "heuristic", "ismcts")
+#: ``policy`` (the learned bot) needs numpy (the ``rl`` extra): offered only where it is installed
+BOT_LEVELS = ("random", "heuristic", "ismcts") + (("policy",) if importlib.util.find_spec("numpy") else ())
 
 
 #: a search bot's budget per decision on this server: more is refused at table creation, and
