@@ -252,11 +252,13 @@ def compare(
     run_b: Annotated[Path, typer.Argument(help="second run directory")],
     out: Annotated[Optional[Path], typer.Option(help="also write compare.html there")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="print the comparison as JSON")] = False,
+    correction: Annotated[str, typer.Option(help="multiple-test correction: holm, fdr_bh (Benjamini-Hochberg) or none")] = "holm",
+    edge: Annotated[float, typer.Option(help="power analysis: games needed to detect an edge of this many points")] = 2.0,
 ) -> None:
-    """Compare two runs side by side; flag the differences that are significant (p < 0.05)."""
+    """Compare two runs side by side; flag the significant differences (corrected for multiple tests)."""
     from .sim import cli as simcli
 
-    simcli.compare_command(run_a, run_b, out, json_out, fail=_fail)
+    simcli.compare_command(run_a, run_b, out, json_out, fail=_fail, correction=correction, edge=edge)
 
 
 @app.command()

@@ -146,8 +146,14 @@ def report_command(run: Path, out: Path | None, *, fail: Fail) -> None:
     sys.stdout.write(a["files"]["report.html"] + "\n")
 
 
-def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, *, fail: Fail) -> None:
-    from .compare import compare_runs, fmt, write_compare
+def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, *, fail: Fail,
+                    correction: str = "holm", edge: float = 2.0) -> None:
+    from .compare import CORRECTIONS, ci_text, compare_runs, fmt, write_compare
+
+    if correction not in CORRECTIONS:
+        raise fail(f"--correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
+    if not 0 < edge < 50:
+        raise fail(f"--edge must be between 0 and 50 points, got {edge:g}")
 
     for r in (run_a, run_b):
         if not (r / "summary.json").exists():
@@ -155,7 +161,7 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
     if out is not None:
         check_out(out, fail=fail, may_hold=True)
     try:
-        res = compare_runs(run_a, run_b)
+        res = compare_runs(run_a, run_b, correction, edge)
         if out is not None:
             write_compare(res, out)
     except (ValueError, KeyError) as e:
@@ -169,13 +175,18 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
     if res["rules_diff"]:
         con.print("rule-set differences: " + "; ".join(res["rules_diff"]), highlight=False)
     t = Table(title=f"A: {run_a} ({res['a']['games']} games)   B: {run_b} ({res['b']['games']} games)")
-    for col in ("metric", "A", "B", "B − A", "p", "significant"):
+    for col in ("metric", "A", "B", "B − A", "95% CI", "p", "p adj", "significant", "games to detect"):
         t.add_column(col, justify="left" if col == "metric" else "right")
     for r in res["rows"]:
         style = "bold yellow" if r["significant"] else None
-        t.add_row(r["metric"], fmt(r, "a"), fmt(r, "b"), fmt(r, "diff"), f"{r['p']:.3g}",
-                  "yes" if r["significant"] else "", style=style)
+        t.add_row(r["metric"], fmt(r, "a"), fmt(r, "b"), fmt(r, "diff"), ci_text(r), f"{r['p']:.3g}",
+                  f"{r['p_adj']:.3g}", "yes" if r["significant"] else "",
+                  str(r["games_to_detect"] or ""), style=style)
     con.print(t)
+    pw = res["power"]
+    con.print(f"significance after {res['correction']} correction over {len(res['rows'])} tests (alpha {res['alpha']}); "
+              f"a first-seat edge of {pw['edge_points']:g} points takes {pw['games_one_run']} games to detect in one run, "
+              f"{pw['games_per_run_two_runs']} games per run to tell two runs apart (80% power)", highlight=False)
 
 
 def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int, rules: RuleSet,

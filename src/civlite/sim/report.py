@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .simulator import load_run
-from .stats import quantile, tally_abilities, wilson
+from .stats import binomial_test, games_to_detect, quantile, tally_abilities, wilson
 
 PNGS = ("winrates.png", "turns.png", "ct_race.png", "abilities.png", "melds.png")
 
@@ -83,6 +83,9 @@ def analyze(summary: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[st
             fpa = where + f": a significant first-player disadvantage of {100 * diff:+.1f} points."
         else:
             fpa = where + f": no significant first-player advantage at this sample size ({decided} games)."
+        fpa += (f" Exact binomial test against {_pct(fair)}: p = {binomial_test(seat_wins[0], decided, fair):.3g}."
+                f" Detecting an edge of 2 points takes about {games_to_detect(2, fair)} games, of 1 point about "
+                f"{games_to_detect(1, fair)} (80% power).")
     # game length
     turns = sorted(int(ln["stats"]["turns"]) for ln in lines)
     length = {"mean": sum(turns) / g if g else 0.0, "p10": quantile(turns, 0.1), "p50": quantile(turns, 0.5),

@@ -1,4 +1,6 @@
-"""Small statistics for balance reports: Wilson intervals and two-sample tests."""
+"""Statistics for balance reports, done by statsmodels and scipy: Wilson and binomial
+intervals and tests, two-sample tests with intervals of the difference, multiple-test
+correction, and power analysis ("games needed to detect an edge of X points")."""
 
 from __future__ import annotations
 
@@ -10,14 +12,29 @@ Z95 = 1.959963984540054
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float, float]:
-    """``(p, low, high)``: the proportion ``k/n`` and its Wilson score interval."""
+    """``(p, low, high)``: the proportion ``k/n`` and its Wilson score interval (statsmodels)."""
     if n <= 0:
         return 0.0, 0.0, 1.0
-    p = k / n
-    d = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / d
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+    from statsmodels.stats.proportion import proportion_confint
+
+    alpha = 0.05 if z == Z95 else 2 * (1 - _norm_cdf(z))
+    lo, hi = proportion_confint(k, n, alpha=alpha, method="wilson")
+    lo = 0.0 if k <= 0 else max(0.0, float(lo))  # exact at the ends (no rounding below 1 or above 0)
+    hi = 1.0 if k >= n else min(1.0, float(hi))
+    return k / n, lo, hi
+
+
+def _norm_cdf(z: float) -> float:
+    return 0.5 * math.erfc(-z / math.sqrt(2))
+
+
+def binomial_test(k: int, n: int, p: float) -> float:
+    """Exact two-sided binomial test of ``k`` successes in ``n`` against rate ``p`` (scipy)."""
+    if n <= 0:
+        return 1.0
+    from scipy.stats import binomtest
+
+    return float(binomtest(k, n, p).pvalue)
 
 
 def normal_sf2(z: float) -> float:
@@ -26,15 +43,13 @@ def normal_sf2(z: float) -> float:
 
 
 def two_proportions(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
-    """Two-proportion z-test (pooled): ``(z, p_value)``."""
-    if n1 <= 0 or n2 <= 0:
+    """Two-proportion z-test, pooled (statsmodels ``proportions_ztest``): ``(z, p_value)``."""
+    if n1 <= 0 or n2 <= 0 or (k1 + k2) in (0, n1 + n2):
         return 0.0, 1.0
-    p = (k1 + k2) / (n1 + n2)
-    se = math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2))
-    if se == 0:
-        return 0.0, 1.0
-    z = (k1 / n1 - k2 / n2) / se
-    return z, normal_sf2(z)
+    from statsmodels.stats.proportion import proportions_ztest
+
+    z, p = proportions_ztest([k1, k2], [n1, n2])
+    return float(z), float(p)
 
 
 def mean_sd(xs: Sequence[float]) -> tuple[float, float]:
@@ -48,16 +63,21 @@ def mean_sd(xs: Sequence[float]) -> tuple[float, float]:
 
 
 def welch(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float]:
-    """Welch's test of two means, normal approximation (large samples): ``(z, p_value)``."""
+    """Welch's t-test of two means (scipy): ``(t, p_value)``."""
+    if len(xs) < 2 or len(ys) < 2:
+        return 0.0, 1.0
     m1, s1 = mean_sd(xs)
     m2, s2 = mean_sd(ys)
-    if not xs or not ys:
-        return 0.0, 1.0
-    se = math.sqrt(s1 * s1 / len(xs) + s2 * s2 / len(ys))
-    if se == 0:
+    if s1 == 0 and s2 == 0:
         return 0.0, 1.0 if m1 == m2 else 0.0
-    z = (m1 - m2) / se
-    return z, normal_sf2(z)
+    import warnings
+
+    from scipy.stats import ttest_ind
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = ttest_ind(xs, ys, equal_var=False)
+    return float(r.statistic), float(r.pvalue)
 
 
 def quantile(sorted_xs: Sequence[float], q: float) -> float:
@@ -87,3 +107,67 @@ def tally_abilities(
                 if w == seat:
                     user_wins[a] = user_wins.get(a, 0) + 1
     return used, users, user_wins
+
+
+# -- the libraries made for it (statsmodels, scipy) --------------------------------------
+def diff_ci(k1: int, n1: int, k2: int, n2: int, alpha: float = 0.05) -> tuple[float, float, float]:
+    """``(diff, low, high)``: proportion 2 minus proportion 1 with Newcombe's score interval."""
+    if n1 <= 0 or n2 <= 0:
+        return 0.0, -1.0, 1.0
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    lo, hi = confint_proportions_2indep(k2, n2, k1, n1, method="newcomb", compare="diff", alpha=alpha)
+    return k2 / n2 - k1 / n1, float(lo), float(hi)
+
+
+def mean_diff_ci(xs: Sequence[float], ys: Sequence[float], alpha: float = 0.05) -> tuple[float, float, float, float]:
+    """``(diff, low, high, p)``: mean of ``ys`` minus mean of ``xs``, Welch's t interval and p-value (scipy)."""
+    if len(xs) < 2 or len(ys) < 2:
+        d = (sum(ys) / len(ys) if ys else 0.0) - (sum(xs) / len(xs) if xs else 0.0)
+        return d, -math.inf, math.inf, 1.0
+    from scipy import stats as st
+
+    m1, s1 = mean_sd(xs)
+    m2, s2 = mean_sd(ys)
+    d = m2 - m1
+    v1, v2 = s1 * s1 / len(xs), s2 * s2 / len(ys)
+    se = math.sqrt(v1 + v2)
+    if se == 0:
+        return d, d, d, 1.0 if d == 0 else 0.0
+    df = (v1 + v2) ** 2 / ((v1 * v1) / (len(xs) - 1) + (v2 * v2) / (len(ys) - 1))
+    t = float(st.t.ppf(1 - alpha / 2, df))
+    import warnings
+
+    with warnings.catch_warnings():  # near-identical samples: scipy warns, the p-value is still right
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = float(st.ttest_ind(ys, xs, equal_var=False).pvalue)
+    return d, d - t * se, d + t * se, p
+
+
+def adjust(pvalues: Sequence[float], method: str = "holm", alpha: float = 0.05) -> tuple[list[bool], list[float]]:
+    """Multiple-test correction (statsmodels ``multipletests``): ``(reject, adjusted p-values)``.
+
+    ``method``: ``holm`` (family-wise error) or ``fdr_bh`` (Benjamini–Hochberg, false discovery rate)."""
+    if not pvalues:
+        return [], []
+    from statsmodels.stats.multitest import multipletests
+
+    reject, padj, _, _ = multipletests(list(pvalues), alpha=alpha, method=method)
+    return [bool(r) for r in reject], [float(p) for p in padj]
+
+
+def games_to_detect(edge_points: float, base: float = 0.5, alpha: float = 0.05, power: float = 0.8,
+                    two_runs: bool = False) -> int:
+    """Games needed to detect a win rate ``edge_points`` away from ``base`` (statsmodels power analysis).
+
+    One run against a known fair share (one-sample), or ``two_runs``: games per run to tell two
+    runs apart whose rates differ by that much."""
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+
+    target = min(0.999, max(0.001, base + edge_points / 100))
+    es = abs(float(proportion_effectsize(target, base)))
+    if es == 0:
+        return 0
+    n = NormalIndPower().solve_power(effect_size=es, alpha=alpha, power=power, ratio=1.0 if two_runs else 0.0)
+    return math.ceil(float(n))
