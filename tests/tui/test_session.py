@@ -151,6 +151,12 @@ def test_save_resume_and_replay(tmp_path: Path) -> None:
     assert r.log_lines(0) == [e.describe(0).replace("seat 0", "ann") for e in s.events[:2]]  # the first Rise
     r.go(1)
     assert r.action_text().startswith("ann: ")
+    # a step that used an ability names it as the engine's events say (Greatness paid with a Wonder)
+    s = session_at(action_state(), HUMAN_BOT)
+    s.apply(s.choices(0).ability_choice("basic.W").action())
+    r = Replay.load(s.save(tmp_path / "ability.json"))
+    r.go(1)
+    assert r.action_text() == "ann: Greatness, paying Sphinx"
 
 
 def test_advanced_choice_pays_exactly_its_cost() -> None:

@@ -18,7 +18,6 @@ from pathlib import Path
 from ..engine import (
     AbilityChoice,
     Action,
-    Advanced,
     Basic,
     Card,
     Choices,
@@ -520,9 +519,8 @@ class Replay:
         who = self.names[before.to_move] if before.to_move is not None else "?"
         pending = before.pending
         if isinstance(a, Basic):  # Advanced too
-            table = before.rules.advanced if isinstance(a, Advanced) else before.rules.basic
-            ab = table[a.cards[0].suit] if a.cards else None
-            name = ab.name if ab else a.do
+            # the ability's name as the engine's own events of this step say it (no rule lookup here)
+            name = next((e.ability for e in self.events[self.step] if e.ability), a.do)
             target = f" on {self.names[a.target]}" if a.target is not None else ""
             return f"{who}: {name}{target}, paying {', '.join(c.name for c in a.cards)}"
         if isinstance(a, Take):
