@@ -283,6 +283,29 @@ def sweep(
                          json_out=json_out, fail=_fail, force=force)
 
 
+@app.command()
+def ablate(
+    bots: Annotated[str, typer.Option(help="comma-separated bot specs")] = "heuristic",
+    players: Annotated[int, typer.Option("--players", "-p")] = 2,
+    games: Annotated[int, typer.Option("--games", "-n", help="games per rule set")] = 500,
+    seed: Annotated[int, typer.Option()] = 1,
+    rules: Annotated[Optional[Path], typer.Option(help="base rule-set TOML file")] = None,
+    mode: Annotated[str, typer.Option(help="off: remove each ability in turn; dearer: one card more")] = "off",
+    only: Annotated[Optional[str], typer.Option(help="comma-separated ability names or paths (basic.W)")] = None,
+    workers: Annotated[Optional[int], typer.Option()] = None,
+    backend: Annotated[str, typer.Option()] = "local",
+    out: Annotated[Path, typer.Option(help="output directory (ablation.html, ablation.json)")] = Path("ablate-out"),
+    json_out: Annotated[bool, typer.Option("--json", help="print ablation.json on stdout")] = False,
+    force: Annotated[bool, typer.Option(help="overwrite an ablation already in --out")] = False,
+) -> None:
+    """Turn each ability off (or make it dearer) in turn; measure the change in seat edge, length and win rates."""
+    from .sim import cli as simcli
+
+    simcli.ablate_command(bots=bots, players=players, games=games, seed=seed, rules=load_rules(rules),
+                          workers=workers, backend=backend, mode=mode, only=only, out=out, json_out=json_out,
+                          fail=_fail, force=force)
+
+
 
 def main() -> None:
     app()

@@ -227,3 +227,50 @@ def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int,
         sys.stdout.write(json.dumps(res) + "\n")
     else:
         con.print(f"sweep written to {out}/sweep.html", highlight=False)
+
+
+def ablate_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,
+                   backend: str, mode: str, only: str | None, out: Path, json_out: bool, fail: Fail,
+                   force: bool = False) -> None:
+    from .ablate import MODES, ablate, write_ablation
+    from .simulator import SimConfig
+
+    check_common(players=players, workers=workers, games=games, fail=fail)
+    if mode not in MODES:
+        raise fail(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if backend not in ("local", "ray"):
+        raise fail(f"--backend must be local or ray, got {backend!r}")
+    specs = _specs(bots, fail)
+    try:
+        SimConfig(bots=specs, players=players, games=games, seed=seed, rules=rules)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    names = [x.strip() for x in only.split(",")] if only else None
+    if names is not None and not all(names):
+        raise fail(f"--only {only!r}: an empty ability name")
+    check_out(out, fail=fail, force=force)
+    con = Console(stderr=True)
+    w = workers or os.cpu_count() or 1
+    try:
+        res = ablate(rules, specs, players, games, seed, mode=mode, workers=w, backend=backend, only=names,
+                     on_ability=lambda name: con.print(f"playing {games} games: {name}", highlight=False))
+        write_ablation(res, out)
+    except (ValueError, RuntimeError) as e:
+        raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
+    if json_out:
+        sys.stdout.write(json.dumps(res) + "\n")
+        return
+    b = res["base"]["seat0"]
+    t = Table(title=f"ablation ({mode}): {res['games']} games per rule set; unchanged: seat 0 wins "
+                    f"{100 * b['win_rate']:.1f}%, {res['base']['length_mean']:.1f} turns")
+    for col in ("ability", "seat 0 change (pts)", "95% CI", "length change", "95% CI"):
+        t.add_column(col, justify="left" if col == "ability" else "right")
+    for r in sorted(res["rows"], key=lambda r: -abs(r["seat0"]["diff"])):
+        s, ln = r["seat0"], r["length"]
+        t.add_row(r["ability"], f"{100 * s['diff']:+.1f}", f"{100 * s['ci95'][0]:+.1f} … {100 * s['ci95'][1]:+.1f}",
+                  f"{ln['diff']:+.2f}", f"{ln['ci95'][0]:+.2f} … {ln['ci95'][1]:+.2f}",
+                  style="bold yellow" if s["significant"] or ln["significant"] else None)
+    Console().print(t)
+    con.print(f"written to {out}/ablation.html", highlight=False)

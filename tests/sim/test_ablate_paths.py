@@ -1,0 +1,74 @@
+"""Ablation (each ability off or dearer, against the unchanged rules) and rule paths for sweeps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from civlite.cli import app
+from civlite.engine import RuleSet, RuleSetError
+from civlite.sim.ablate import ablate, ablated
+from civlite.sim.paths import get_path, parse_value, set_path, split_values
+
+
+def test_ablated_rule_sets(tmp_path: Path) -> None:
+    r = RuleSet.default()
+    off = ablated(r, "advanced", "M", "off")
+    assert "Conquest" not in [a.name for a in off.abilities] and len(off.abilities) == len(r.abilities) - 1
+    (tmp_path / "off.toml").write_text(off.to_toml())
+    assert RuleSet.from_toml(tmp_path / "off.toml") == off  # playable as written
+    dearer = ablated(r, "basic", "W", "dearer")
+    assert get_path(dearer, "basic.W.cards") == get_path(r, "basic.W.cards") + 1
+
+
+def test_ablation_measures_each_ability_against_the_default() -> None:
+    res = ablate(RuleSet.default(), ("heuristic", "random"), 2, 6, seed=2, only=["Conquest", "basic.W"])
+    assert [r["ability"] for r in res["rows"]] == ["Greatness", "Conquest"]
+    for row in res["rows"]:
+        assert row["uses_per_game"]["changed"] == 0  # removed: never played
+        lo, hi = row["seat0"]["ci95"]
+        assert -1 <= lo <= row["seat0"]["diff"] <= hi <= 1
+        lo, hi = row["length"]["ci95"]
+        assert lo <= row["length"]["diff"] <= hi
+        assert set(row["bots"]) == {"heuristic", "random"}
+    with pytest.raises(ValueError, match="no ability"):
+        ablate(RuleSet.default(), ("heuristic",), 2, 2, only=["Nonesuch"])
+
+
+def test_ablate_command(tmp_path: Path) -> None:
+    r = CliRunner().invoke(app, ["ablate", "--games", "4", "--workers", "1", "--only", "Golden Age",
+                                 "--mode", "dearer", "--out", str(tmp_path / "ab"), "--json"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout)
+    assert res["mode"] == "dearer" and res["rows"][0]["ability"] == "Golden Age"
+    html = (tmp_path / "ab" / "ablation.html").read_text()
+    assert "Golden Age" in html and "Bots: <b>heuristic</b>" in html
+    for args, words in ((["--mode", "cheaper"], "--mode"), (["--only", "Nonesuch"], "no ability"),
+                        (["--players", "1"], "--players")):
+        bad = CliRunner().invoke(app, ["ablate", "--games", "2", "--workers", "1", *args,
+                                       "--out", str(tmp_path / "bad")])
+        assert bad.exit_code == 2 and words in bad.stderr and "Traceback" not in bad.output
+
+
+def test_rule_paths() -> None:
+    r = RuleSet.default()
+    assert get_path(set_path(r, "basic.W.cards", 2), "basic.W.cards") == 2
+    assert get_path(set_path(r, "advanced.M.effects", "steal_cards 3"), "advanced.M.effects") == ["steal_cards 3"]
+    assert set_path(r, "start_ct", [0, 1]).per_seat("start_ct", 2) == (0, 1)
+    four = set_path(set_path(r, "start_ct", [0, 1]), "start_ct.4", [0, 1, 1, 2])
+    assert four.per_seat("start_ct", 4) == (0, 1, 1, 2) and four.per_seat("start_ct", 2) == (0, 1)
+    assert set_path(r, "meld.one_of", ["X"]).to_dict()["meld"]["one_of"] == ["X"]
+    assert get_path(set_path(r, "basic.D", False), "basic.D") is False
+    assert set_path(r, "victory_ct", 15).victory_ct == 15
+    for path, value, words in (("nothing", 1, "unknown key"), ("basic.W.cost", 1, "not 'cost'"),
+                               ("basic.Q.cards", 1, "basic.Q"), ("victory_ct", "x", "whole number"),
+                               ("basic.W.cards", 0, ">= 1"), ("victory_ct.x", 1, "no parts"),
+                               ("advanced.M.effects", "fly 3", "unknown effect"), ("", 1, "empty")):
+        with pytest.raises(RuleSetError, match=words):
+            set_path(r, path, value)
+    assert split_values("[0,1],[0,2]") == ["[0,1]", "[0,2]"]
+    assert split_values("steal_cards 3|steal_cards 4") == ["steal_cards 3", "steal_cards 4"]
+    assert [parse_value(v) for v in split_values("1,false,draw 2")] == [1, False, "draw 2"]
