@@ -74,6 +74,13 @@ async def test_quit_asks_in_the_middle_of_a_game_and_the_game_is_autosaved(save_
         await pilot.press("ctrl+q")  # every way out asks
         await pilot.pause()
         assert isinstance(app.screen, QuitScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("ctrl+p", *"quit")  # the command palette's Quit too
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen) and app.is_running
         await pilot.press("y")
         await pilot.pause()
     assert app.return_code == 0
