@@ -263,7 +263,8 @@ def compare(
 
 @app.command()
 def sweep(
-    param: Annotated[str, typer.Option(help="rule-set number and values: victory_ct=12..24:4 or victory_ct=12,15,20")],
+    param: Annotated[str, typer.Option(help="rule path and values: victory_ct=12..24:4, basic.W.cards=1,2, "
+                                            "start_ct=[0,0],[0,1], advanced.M.effects='steal_cards 3|steal_cards 4'")],
     bots: Annotated[str, typer.Option(help="comma-separated bot specs")] = "heuristic",
     players: Annotated[int, typer.Option("--players", "-p")] = 2,
     games: Annotated[int, typer.Option("--games", "-n", help="games per value")] = 500,
@@ -275,7 +276,7 @@ def sweep(
     json_out: Annotated[bool, typer.Option("--json", help="print sweep.json on stdout")] = False,
     force: Annotated[bool, typer.Option(help="overwrite a sweep already in --out")] = False,
 ) -> None:
-    """Run one simulation per value of a rule-set number and plot each metric against it."""
+    """Run one simulation per value of a rule path (any rule, not only numbers) and plot each metric against it."""
     from .sim import cli as simcli
 
     simcli.sweep_command(param=param, bots=bots, players=players, games=games, seed=seed,

@@ -72,3 +72,35 @@ def test_rule_paths() -> None:
     assert split_values("[0,1],[0,2]") == ["[0,1]", "[0,2]"]
     assert split_values("steal_cards 3|steal_cards 4") == ["steal_cards 3", "steal_cards 4"]
     assert [parse_value(v) for v in split_values("1,false,draw 2")] == [1, False, "draw 2"]
+
+
+def test_sweep_params_over_rule_paths() -> None:
+    from civlite.sim.sweep import parse_param, run_name
+
+    assert parse_param("basic.W.cards=1,2") == ("basic.W.cards", [1, 2])
+    assert parse_param("start_ct=[0,0],[0,1]") == ("start_ct", [[0, 0], [0, 1]])
+    assert parse_param("advanced.M.effects=steal_cards 3|steal_cards 4") == (
+        "advanced.M.effects", ["steal_cards 3", "steal_cards 4"])
+    assert parse_param("victory_ct=12..16:2") == ("victory_ct", [12, 14, 16])
+    assert run_name("advanced.M.effects", "steal_cards 3") == "advanced.M.effects=steal_cards_3"
+    with pytest.raises(ValueError, match=r"LO\.\.HI"):
+        parse_param("victory_ct=20..12")
+
+
+def test_sweep_command_over_a_rule_path(tmp_path: Path) -> None:
+    r = CliRunner().invoke(app, ["sweep", "--param", "basic.W.cards=1,2", "--games", "2", "--workers", "1",
+                                 "--out", str(tmp_path / "sw"), "--json"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res["values"] == [1, 2] and (tmp_path / "sw" / "basic.W.cards=2" / "summary.json").exists()
+    summary = json.loads((tmp_path / "sw" / "basic.W.cards=2" / "summary.json").read_text())
+    assert summary["rules"]["basic"]["W"]["cards"] == 2
+    r = CliRunner().invoke(app, ["sweep", "--param", "advanced.M.effects=steal_cards 2|steal_cards 3", "--games", "2",
+                                 "--workers", "1", "--out", str(tmp_path / "eff")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "eff" / "sweep.html").exists()
+    for param, words in (("basic.W.cost=1,2", "not 'cost'"), ("nothing=1", "unknown key"),
+                         ("basic.W.cards=0,1", ">= 1"), ("victory_ct", "expected PATH")):
+        bad = CliRunner().invoke(app, ["sweep", "--param", param, "--games", "2", "--out", str(tmp_path / "bad")])
+        assert bad.exit_code == 2 and words in bad.stderr and "Traceback" not in bad.output
+        assert not (tmp_path / "bad").exists()

@@ -192,16 +192,16 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
 def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int, rules: RuleSet,
                   workers: int | None, backend: str, out: Path, json_out: bool, fail: Fail,
                   force: bool = False) -> None:
+    from .paths import format_value
     from .simulator import SimConfig
-    from .sweep import parse_param, sweep
+    from .sweep import check_param, parse_param, sweep
 
     check_common(players=players, workers=workers, games=games, fail=fail)
     if backend not in ("local", "ray"):
         raise fail(f"--backend must be local or ray, got {backend!r}")
     try:
         name, values = parse_param(param)
-        for v in values:
-            rules.with_changes(**{name: v})
+        check_param(rules, name, values)
     except (ValueError, RuleSetError) as e:
         raise fail(str(e)) from None
     specs = _specs(bots, fail)
@@ -212,8 +212,8 @@ def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int,
     check_out(out, fail=fail, force=force)
     con = Console(stderr=True)
 
-    def on_value(v: int) -> None:
-        con.print(f"[bold]{name} = {v}[/]")
+    def on_value(v: Any) -> None:
+        con.print(f"[bold]{name} = {format_value(v)}[/]", highlight=False)
 
     try:
         res: dict[str, Any] = sweep(name, values, specs, players, games, seed, rules, out, workers=workers,

@@ -1,4 +1,8 @@
-"""A parameter sweep: one simulation per value of a rule-set number, each metric plotted against it."""
+"""A parameter sweep: one simulation per value of any rule path, each metric plotted against it.
+
+``--param victory_ct=12..24:4``, ``basic.W.cards=1,2``, ``start_ct=[0,0],[0,1]``,
+``advanced.M.effects=steal_cards 3|steal_cards 4`` (bars separate values that hold commas),
+``basic.D=false`` (the ability removed): any path of :mod:`civlite.sim.paths`."""
 
 from __future__ import annotations
 
@@ -10,32 +14,47 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import RuleSet
+from .paths import format_value, parse_value, set_path, split_values
 from .report import analyze
 from .simulator import SimConfig, simulate
 
 
-def parse_param(text: str) -> tuple[str, list[int]]:
-    """``victory_ct=12..24:4`` -> ``("victory_ct", [12, 16, 20, 24])``; ``k=1,3,5`` lists values."""
+def parse_param(text: str) -> tuple[str, list[Any]]:
+    """``victory_ct=12..24:4`` -> ``("victory_ct", [12, 16, 20, 24])``; ``k=1,3,5`` lists values;
+    ``start_ct=[0,0],[0,1]`` and ``advanced.M.effects=steal_cards 3|steal_cards 4`` too (any rule path)."""
     name, eq, spec = text.partition("=")
     name = name.strip()
     if not eq or not name or not spec.strip():
-        raise ValueError(f"--param {text!r}: expected NAME=LO..HI[:STEP] or NAME=V1,V2,...")
+        raise ValueError(f"--param {text!r}: expected PATH=LO..HI[:STEP] or PATH=V1,V2,... (e.g. basic.W.cards=1,2)")
     spec = spec.strip()
-    try:
-        if ".." in spec:
+    values: list[Any]
+    if ".." in spec and not spec.startswith("["):
+        try:
             rng, _, step_s = spec.partition(":")
             lo_s, _, hi_s = rng.partition("..")
             lo, hi, step = int(lo_s), int(hi_s), int(step_s) if step_s else 1
             if step <= 0 or hi < lo:
                 raise ValueError
-            values = list(range(lo, hi + 1, step))
-        else:
-            values = [int(v) for v in spec.split(",") if v.strip()]
-    except ValueError:
-        raise ValueError(f"--param {text!r}: values must be whole numbers, LO..HI[:STEP] with LO <= HI, STEP > 0") from None
+        except ValueError:
+            raise ValueError(f"--param {text!r}: a range is LO..HI[:STEP] of whole numbers, LO <= HI, STEP > 0") from None
+        values = list(range(lo, hi + 1, step))
+    else:
+        values = [parse_value(v) for v in split_values(spec)]
     if not values:
         raise ValueError(f"--param {text!r}: no values")
     return name, values
+
+
+def check_param(rules: RuleSet, name: str, values: list[Any]) -> None:
+    """Every value must make a valid rule set: RuleSetError naming the path otherwise."""
+    for v in values:
+        set_path(rules, name, v)
+
+
+def run_name(name: str, v: Any) -> str:
+    """A value's run folder: ``victory_ct=16``, ``start_ct=[0,1]``, ``advanced.M.effects=steal_cards_3``."""
+    text = format_value(v).replace("/", "_").replace(" ", "_").replace('"', "")
+    return f"{name}={text}"
 
 
 def _metrics(a: dict[str, Any]) -> dict[str, Any]:
@@ -51,18 +70,18 @@ def _metrics(a: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def sweep(name: str, values: list[int], bots: tuple[str, ...], players: int, games: int, seed: int,
+def sweep(name: str, values: list[Any], bots: tuple[str, ...], players: int, games: int, seed: int,
           rules: RuleSet, out: str | Path, workers: int | None = None, backend: str = "local",
-          progress: bool = False, on_value: Callable[[int], None] | None = None) -> dict[str, Any]:
+          progress: bool = False, on_value: Callable[[Any], None] | None = None) -> dict[str, Any]:
     od = Path(out)
     od.mkdir(parents=True, exist_ok=True)
     points = []
     for v in values:
-        rs = rules.with_changes(**{name: v})
+        rs = set_path(rules, name, v)
         if on_value is not None:
             on_value(v)
         cfg = SimConfig(bots=bots, players=players, games=games, seed=seed, rules=rs)
-        run_dir = od / f"{name}={v}"
+        run_dir = od / run_name(name, v)
         res = simulate(cfg, out=run_dir, workers=workers, backend=backend, progress=progress)
         a = analyze(res.summary, res.lines)
         points.append({"value": v, "dir": str(run_dir), "games": a["games"], **_metrics(a)})
@@ -83,7 +102,8 @@ def _plot(res: dict[str, Any], od: Path) -> Path:
     import matplotlib.pyplot as plt
 
     pts = res["points"]
-    xs = [p["value"] for p in pts]
+    numeric = all(isinstance(p["value"], int | float) and not isinstance(p["value"], bool) for p in pts)
+    xs = [p["value"] for p in pts] if numeric else list(range(len(pts)))
     name = res["param"]
     fig, axes = plt.subplots(2, 3, figsize=(13, 7))
     fair = 1.0 / res["players"]
@@ -124,6 +144,8 @@ def _plot(res: dict[str, Any], od: Path) -> Path:
     for row in axes:
         for ax in row:
             ax.set_xlabel(name)
+            if not numeric:
+                ax.set_xticks(xs, [format_value(p["value"]) for p in pts], rotation=20, fontsize=7)
     fig.tight_layout()
     path = od / "sweep.png"
     fig.savefig(path, dpi=85)
@@ -134,7 +156,7 @@ def _plot(res: dict[str, Any], od: Path) -> Path:
 def _html(res: dict[str, Any], png: Path) -> str:
     e = html.escape
     rows = "".join(
-        f"<tr><td>{p['value']}</td><td>{p['games']}</td><td>{100 * p['seat0_win_rate']:.1f}% "
+        f"<tr><td>{e(format_value(p['value']))}</td><td>{p['games']}</td><td>{100 * p['seat0_win_rate']:.1f}% "
         f"({100 * p['seat0_ci95'][0]:.1f}–{100 * p['seat0_ci95'][1]:.1f}%)</td><td>{p['turns_mean']:.1f}</td>"
         f"<td>{p['melds_per_game']:.2f}</td><td>{100 * p['draw_rate']:.1f}%</td>"
         + "".join(f"<td>{100 * b['win_rate']:.1f}%</td>" for b in p["bots"].values()) + "</tr>"
