@@ -6,7 +6,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -200,13 +200,26 @@ def serve(
         help="messages a second one connection may send (default 20, bursts of twice that; 0: no limit)")] = None,
     bot_processes: Annotated[Optional[int], typer.Option(
         help="worker processes in which search bots think (default: one per core; 0: in threads)")] = None,
+    allow_host: Annotated[Optional[list[str]], typer.Option(
+        help="a Host name to serve besides loopback and --host, e.g. play.example.org (repeatable; '*': any)")] = None,
+    allow_origin: Annotated[Optional[list[str]], typer.Option(
+        help="another origin whose pages may open the WebSocket, e.g. https://example.org (repeatable)")] = None,
+    ssl_keyfile: Annotated[Optional[str], typer.Option(help="TLS private key (PEM), with --ssl-certfile")] = None,
+    ssl_certfile: Annotated[Optional[str], typer.Option(help="TLS certificate chain (PEM), with --ssl-keyfile")] = None,
+    tables_per_minute: Annotated[Optional[float], typer.Option(
+        help="tables one client address may create a minute (default 10; 0: no limit)")] = None,
+    connections_per_address: Annotated[Optional[int], typer.Option(
+        help="WebSockets one client address may hold open (default 32)")] = None,
 ) -> None:
     """Play online: start the web server (lobby, tables, bots in seats) and print its URL."""
     try:
         from .server.run import serve as run_server
     except ImportError as e:
         raise _fail(f"the server needs the web extra: pip install 'civlite[web]' ({e})") from None
-    run_server(host, port, db, bot_delay, rate_limit=rate_limit, bot_processes=bot_processes)
+    settings: dict[str, Any] = {k: v for k, v in (("tables_per_minute", tables_per_minute),
+                                  ("connections_per_address", connections_per_address)) if v is not None}
+    run_server(host, port, db, bot_delay, rate_limit=rate_limit, bot_processes=bot_processes, allow_hosts=allow_host,
+               allow_origins=allow_origin, ssl_keyfile=ssl_keyfile, ssl_certfile=ssl_certfile, **settings)
 
 
 # -- balance lab (civlite.sim) ------------------------------------------------------

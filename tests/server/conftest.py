@@ -35,8 +35,9 @@ class ServerProc:
     """``python -m civlite.server`` on 127.0.0.1 and a free port."""
 
     def __init__(self, db_url: str, bot_delay: float = 0.0, port: int | None = None, log: Path | None = None,
-                 rate_limit: float | None = None) -> None:
+                 rate_limit: float | None = None, args: list[str] | None = None) -> None:
         self.db_url = db_url
+        self.args = args or []  # more options of python -m civlite.server
         self.bot_delay = bot_delay
         self.rate_limit = rate_limit  # None: the server's default
         self.port = port or free_port()
@@ -57,7 +58,7 @@ class ServerProc:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "civlite.server", "--host", "127.0.0.1", "--port", str(self.port),
              "--db", self.db_url, "--bot-delay", str(self.bot_delay),
-             *(["--rate-limit", str(self.rate_limit)] if self.rate_limit is not None else [])],
+             *(["--rate-limit", str(self.rate_limit)] if self.rate_limit is not None else []), *self.args],
             stdout=self._log, stderr=subprocess.STDOUT, env=env, cwd=str(ROOT))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -557,3 +557,38 @@ def test_axe_finds_no_serious_problem_in_the_lobby_the_table_and_the_end(browser
         assert found == [], "\n".join(found)
     finally:
         srv.stop()
+
+
+CSP_WATCH = """window.__csp = [];
+document.addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));"""
+
+
+def test_the_strict_content_security_policy_blocks_nothing_the_client_uses(browser: Any, tmp_path: Any) -> None:
+    """Issue 13.5: the page runs whole under its CSP (vendored ES modules, a stylesheet, the
+    WebSocket): lobby, table, a dialog, moves to the end; no violation is reported."""
+    srv = ServerProc(f"sqlite:///{tmp_path / 'csp.db'}", bot_delay=0.02).start()
+    try:
+        page = browser.new_context(viewport=DESKTOP).new_page()
+        page.add_init_script(CSP_WATCH)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None)
+        resp = page.goto(srv.url + "/")
+        assert resp is not None and "frame-ancestors 'none'" in resp.headers["content-security-policy"]
+        page.wait_for_selector("[data-testid=create-table]")
+        assert page.evaluate("window.__csp") == []
+        t = srv.create([{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}], victory_ct=3, seed=2)
+        page.goto(srv.url + t["seats"][0]["invite"])
+        page.wait_for_selector("[data-testid=decision][data-kind=action]")
+        page.click("[data-testid=rules-open]")
+        page.wait_for_selector("dialog[open]")
+        page.click("[data-testid=rules-close]")
+        deadline = time.monotonic() + 180
+        while not page.evaluate("document.body.dataset.over"):
+            assert time.monotonic() < deadline, "the game did not end in time"
+            if not step(page, {"pay-csp": True, "discard": True}, "csp"):
+                page.wait_for_timeout(50)
+        page.wait_for_selector("[data-testid=winner]")
+        assert page.evaluate("window.__csp") == [] and errors == [], (page.evaluate("window.__csp"), errors)
+    finally:
+        srv.stop()

@@ -19,7 +19,7 @@ from civlite.server.tables import MAX_BOT_ITERATIONS, MAX_BOT_SECONDS, bot_for
 
 
 def client(db_url: str) -> TestClient:
-    return TestClient(create_app(db_url, bot_delay=0, rate_limit=0, bot_processes=0))
+    return TestClient(create_app(db_url, bot_delay=0, rate_limit=0, bot_processes=0, allow_hosts=["testserver"]))
 
 
 def create(c: TestClient, **body: Any) -> Any:

@@ -1,8 +1,9 @@
-"""``python -m civlite.server [--host H] [--port P] [--db URL]``: the same as ``civlite serve``."""
+"""``python -m civlite.server [--host H] [--port P] [--db URL] ...``: the same as ``civlite serve``."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from .run import serve
 
@@ -15,8 +16,23 @@ def main() -> None:
     p.add_argument("--bot-delay", type=float, default=None)
     p.add_argument("--rate-limit", type=float, default=None, help="messages a second per connection (0: off)")
     p.add_argument("--bot-processes", type=int, default=None, help="worker processes for search bots (0: threads)")
+    p.add_argument("--allow-host", action="append", default=None,
+                   help="a Host name to serve besides loopback and --host (repeatable; '*': any)")
+    p.add_argument("--allow-origin", action="append", default=None,
+                   help="another origin whose pages may open the WebSocket, e.g. https://example.org (repeatable)")
+    p.add_argument("--ssl-keyfile", default=None, help="TLS private key (PEM), with --ssl-certfile")
+    p.add_argument("--ssl-certfile", default=None, help="TLS certificate chain (PEM), with --ssl-keyfile")
+    p.add_argument("--tables-per-minute", type=float, default=None, help="tables one address may create a minute (0: off)")
+    p.add_argument("--connections-per-address", type=int, default=None, help="open WebSockets per address")
+    p.add_argument("--idle-seconds", type=float, default=None,
+                   help="a table nobody watches and where nothing runs leaves memory after this long")
     a = p.parse_args()
-    serve(a.host, a.port, a.db, a.bot_delay, rate_limit=a.rate_limit, bot_processes=a.bot_processes)
+    settings: dict[str, Any] = {k: v for k, v in (("tables_per_minute", a.tables_per_minute),
+                                  ("connections_per_address", a.connections_per_address),
+                                  ("idle_seconds", a.idle_seconds)) if v is not None}
+    serve(a.host, a.port, a.db, a.bot_delay, rate_limit=a.rate_limit, bot_processes=a.bot_processes,
+          allow_hosts=a.allow_host, allow_origins=a.allow_origin, ssl_keyfile=a.ssl_keyfile,
+          ssl_certfile=a.ssl_certfile, **settings)
 
 
 if __name__ == "__main__":

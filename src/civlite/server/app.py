@@ -14,7 +14,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from ..engine import CARDS, SUITS
-from .protocol import VERSION, CreateTable, ProtocolError
+from .guard import Buckets, Counter, Guard, default_hosts
+from .protocol import VERSION, CreateTable, ProtocolError, Reissue, error
 from .storage import Store, default_db_url
 from .tables import BOT_LEVELS, RULESETS, Conn, Manager, rules_json, summary
 
@@ -22,6 +23,11 @@ WEB = Path(__file__).resolve().parent.parent / "web"
 #: messages a second one connection may send on average (twice that in a burst); a person
 #: playing sends a few a minute
 RATE_LIMIT = 20.0
+#: tables one client address may create a minute (and at once, after a quiet minute)
+TABLES_PER_MINUTE = 10.0
+#: WebSocket connections open at once from one client address, and in all
+CONNECTIONS_PER_ADDRESS = 32
+MAX_CONNECTIONS = 5000
 
 
 def _env_number(name: str, default: float) -> float:
@@ -38,22 +44,51 @@ def _env_number(name: str, default: float) -> float:
     return value
 
 
+def _env_list(name: str) -> list[str] | None:
+    text = os.environ.get(name)
+    if text is None or not text.strip():
+        return None
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
 def create_app(db_url: str | None = None, bot_delay: float | None = None, listen: bool | None = None,
-               rate_limit: float | None = None, bot_processes: int | None = None) -> FastAPI:
+               rate_limit: float | None = None, bot_processes: int | None = None,
+               allow_hosts: list[str] | None = None, allow_origins: list[str] | None = None,
+               bind_host: str | None = None, tables_per_minute: float | None = None,
+               connections_per_address: int | None = None, max_connections: int | None = None,
+               idle_seconds: float | None = None, leases: bool | None = None) -> FastAPI:
     """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds),
     CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off),
-    CIVLITE_BOT_PROCESSES (worker processes for search bots, default one per core; 0: threads)."""
+    CIVLITE_BOT_PROCESSES (worker processes for search bots, default one per core; 0: threads),
+    CIVLITE_ALLOW_HOSTS (Host names served, comma-separated; default: loopback names and the bind
+    host CIVLITE_HOST; ``*``: any), CIVLITE_ALLOW_ORIGINS (other origins whose pages may open the
+    WebSocket; ``*``: any), CIVLITE_TABLES_PER_MINUTE (per client address, default 10; 0: no
+    limit), CIVLITE_CONNECTIONS_PER_ADDRESS (open WebSockets per client address, default 32),
+    CIVLITE_IDLE_SECONDS (a table nobody watches and where nothing runs leaves memory after this
+    long, default 60)."""
     url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
     delay = bot_delay if bot_delay is not None else _env_number("CIVLITE_BOT_DELAY", 0.8)
     rate = rate_limit if rate_limit is not None else _env_number("CIVLITE_RATE_LIMIT", RATE_LIMIT)
     procs = bot_processes
     if procs is None and os.environ.get("CIVLITE_BOT_PROCESSES", "").strip():  # unset: one per core
         procs = int(_env_number("CIVLITE_BOT_PROCESSES", 0))
+    hosts = allow_hosts if allow_hosts is not None else _env_list("CIVLITE_ALLOW_HOSTS")
+    if hosts is None:
+        hosts = sorted(default_hosts(bind_host if bind_host is not None else os.environ.get("CIVLITE_HOST")))
+    origins = allow_origins if allow_origins is not None else (_env_list("CIVLITE_ALLOW_ORIGINS") or [])
+    per_min = tables_per_minute if tables_per_minute is not None else _env_number("CIVLITE_TABLES_PER_MINUTE",
+                                                                                  TABLES_PER_MINUTE)
+    creations = Buckets(per_min / 60.0, max(1.0, per_min)) if per_min > 0 else None
+    per_addr = (connections_per_address if connections_per_address is not None
+                else int(_env_number("CIVLITE_CONNECTIONS_PER_ADDRESS", CONNECTIONS_PER_ADDRESS)))
+    conns = Counter(per_addr, max_connections if max_connections is not None else MAX_CONNECTIONS)
+    idle = idle_seconds if idle_seconds is not None else _env_number("CIVLITE_IDLE_SECONDS", 60.0)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url)
-        manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate, bot_processes=procs)
+        manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate, bot_processes=procs,
+                          idle_seconds=idle, leases=leases)
         await manager.start()
         app.state.manager = manager
         try:
@@ -63,10 +98,12 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
             store.close()
 
     app = FastAPI(title="Civ Lite: Ancients", version=str(VERSION), lifespan=lifespan)
+    app.add_middleware(Guard, hosts=hosts, origins=origins)
+    app.state.connections = conns
 
     @app.exception_handler(ProtocolError)
     async def refused(request: Request, e: ProtocolError) -> JSONResponse:
-        status = 503 if e.code in ("unavailable", "not_stored") else 422
+        status = {"unavailable": 503, "not_stored": 503, "busy": 503, "no_table": 404, "bad_token": 403}.get(e.code, 422)
         return JSONResponse({"code": e.code, "detail": e.message}, status_code=status)
 
     def mgr(request: Request) -> Manager:
@@ -85,6 +122,13 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     @app.post("/api/tables", status_code=201)
     async def create(spec: CreateTable, request: Request) -> Any:
+        if creations is not None:
+            wait = creations.take(request.client.host if request.client else "?")
+            if wait > 0:
+                return JSONResponse(
+                    {"code": "rate_limited", "detail": f"too many tables created from your address (at most "
+                     f"{per_min:g} a minute): try again in {wait:.0f} s"},
+                    status_code=429, headers={"Retry-After": str(max(1, round(wait)))})
         info, tokens = await mgr(request).create_table(spec)
         out = summary(info)
         for s, tok in zip(out["seats"], tokens, strict=True):
@@ -108,6 +152,13 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         if t is None:
             raise HTTPException(404, f"there is no table {table_id!r}")
         return t.summary()
+
+    @app.post("/api/tables/{table_id}/seats/{seat}/invite")
+    async def reissue(table_id: str, seat: int, body: Reissue, request: Request) -> dict[str, Any]:
+        """A new invite link for a seat, asked by its holder (with the seat's current token): the
+        old link stops working and connections made with it are closed."""
+        token = await mgr(request).reissue(table_id, seat, body.token)
+        return {"seat": seat, "invite": f"/t/{table_id}#k={token}"}
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str, request: Request) -> dict[str, Any]:
@@ -138,7 +189,20 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     @app.websocket("/ws")
     async def ws(websocket: WebSocket) -> None:
+        addr = websocket.client.host if websocket.client else "?"
+        refused = conns.acquire(addr)
         await websocket.accept()
+        if refused is not None:  # told in a frame (a browser cannot read a refused handshake), then closed
+            with contextlib.suppress(Exception):
+                await websocket.send_json(error("too_many_connections", refused))
+                await websocket.close(1013, "too many connections")
+            return
+        try:
+            await _serve(websocket)
+        finally:
+            conns.release(addr)
+
+    async def _serve(websocket: WebSocket) -> None:
         m: Manager = websocket.app.state.manager
         conn = Conn()
 

@@ -202,3 +202,10 @@ class CreateTable(BaseModel):
     #: Any other table deals from a secret 128-bit seed, revealed with the record once the game is over
     practice: bool = False
     seed: Annotated[int, Field(ge=0, lt=2**63)] | None = None
+
+
+class Reissue(BaseModel):
+    """``POST /api/tables/{id}/seats/{seat}/invite``: the seat's current token proves its holder."""
+
+    model_config = ConfigDict(extra="forbid")
+    token: Annotated[str, Field(min_length=1, max_length=64)]

@@ -3,24 +3,42 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from .storage import default_db_url, normalize_url
 
+#: the largest WebSocket frame taken (bytes); a bigger one closes the connection (1009). A
+#: client message is at most 16384 characters (checked again, with an error reply, when parsed)
+WS_MAX_SIZE = 65536
+
 
 def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, bot_delay: float | None = None,
-          log_level: str = "warning", rate_limit: float | None = None, bot_processes: int | None = None) -> None:
+          log_level: str = "warning", rate_limit: float | None = None, bot_processes: int | None = None,
+          allow_hosts: list[str] | None = None, allow_origins: list[str] | None = None,
+          ssl_keyfile: str | None = None, ssl_certfile: str | None = None, **settings: Any) -> None:
+    """``allow_hosts`` are added to the default Host names (loopback and ``host``);
+    ``settings``: more keyword arguments of :func:`create_app` (limits)."""
     import uvicorn
 
     from .app import create_app
+    from .guard import default_hosts
 
+    if (ssl_keyfile is None) != (ssl_certfile is None):
+        raise SystemExit("TLS needs both --ssl-keyfile and --ssl-certfile")
     url = db or default_db_url()
-    app = create_app(url, bot_delay=bot_delay, rate_limit=rate_limit, bot_processes=bot_processes)
+    hosts = None
+    if allow_hosts:
+        hosts = sorted(default_hosts(host) | {h.strip() for h in allow_hosts if h.strip()})
+    app = create_app(url, bot_delay=bot_delay, rate_limit=rate_limit, bot_processes=bot_processes,
+                     allow_hosts=hosts, allow_origins=allow_origins, bind_host=host, **settings)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
     where = normalize_url(url)
     if "@" in where:  # hide a password
         where = where.split("://")[0] + "://…@" + where.rsplit("@", 1)[1]
-    sys.stdout.write(f"Civ Lite server: open http://{shown}:{port}/  (storage: {where})\n")
+    scheme = "https" if ssl_certfile else "http"
+    sys.stdout.write(f"Civ Lite server: open {scheme}://{shown}:{port}/  (storage: {where})\n")
     sys.stdout.flush()
     # no per-message deflate: frames are small, and compressing each costs more CPU than it saves
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_ping_interval=20, ws_ping_timeout=20,
-                ws_per_message_deflate=False, ws="websockets-sansio")
+                ws_per_message_deflate=False, ws="websockets-sansio", ws_max_size=WS_MAX_SIZE,
+                ssl_keyfile=ssl_keyfile, ssl_certfile=ssl_certfile)

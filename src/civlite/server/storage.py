@@ -285,6 +285,50 @@ class Store:
                 s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{table_id}:0:{self.origin}"})
         return got or rematch
 
+    def set_seat_token(self, table_id: str, seat: int, old: str, new: str) -> list[dict[str, Any]] | None:
+        """Replace a seat's token digest ``old`` by ``new`` (atomically: None when ``old`` is not
+        the seat's digest any more); returns the table's new seats."""
+        with self.sessions.begin() as s:
+            row = s.execute(select(TableRow).where(TableRow.id == table_id).with_for_update()).scalar_one_or_none()
+            if row is None or not 0 <= seat < len(row.seats) or row.seats[seat].get("token_sha256") != old:
+                return None
+            seats = [dict(x) for x in row.seats]
+            seats[seat]["token_sha256"] = new
+            s.execute(update(TableRow).where(TableRow.id == table_id).values(seats=seats))
+            if self.is_postgres:  # seq 0: "the table itself changed" for other processes
+                s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{table_id}:0:{self.origin}"})
+        return seats
+
+    # -- leases (PostgreSQL) ----------------------------------------------------------
+    def claim_leases(self, owner: str, ids: Sequence[str], ttl: float, release_others: bool = False) -> set[str]:
+        """Renew ``owner``'s leases on ``ids`` and claim those that lapsed (times are the
+        database's, so the processes' clocks do not matter); returns the ids ``owner`` holds.
+        ``release_others``: drop ``owner``'s leases on any other table."""
+        with self.engine.begin() as conn:
+            got: set[str] = set()
+            if ids:
+                got = set(conn.execute(text(
+                    "INSERT INTO table_leases (table_id, owner, expires) "
+                    "SELECT t, :me, now() + make_interval(secs => :ttl) FROM unnest(CAST(:ids AS text[])) AS t "
+                    "ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, expires = EXCLUDED.expires "
+                    "WHERE table_leases.owner = EXCLUDED.owner OR table_leases.expires < now() "
+                    "RETURNING table_id"), {"me": owner, "ttl": ttl, "ids": list(ids)}).scalars())
+            if release_others:
+                conn.execute(text("DELETE FROM table_leases WHERE owner = :me AND NOT (table_id = ANY(CAST(:ids AS text[])))"),
+                             {"me": owner, "ids": list(ids)})
+        return got
+
+    def release_leases(self, owner: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(text("DELETE FROM table_leases WHERE owner = :me"), {"me": owner})
+
+    def orphaned_tables(self, limit: int = 20) -> list[str]:
+        """Unfinished tables whose lease lapsed (their process died, or let them go)."""
+        with self.engine.connect() as conn:
+            return list(conn.execute(text(
+                "SELECT l.table_id FROM table_leases l JOIN tables t ON t.id = l.table_id "
+                "WHERE l.expires < now() AND t.status = 'playing' ORDER BY l.expires LIMIT :n"), {"n": limit}).scalars())
+
     # -- actions ------------------------------------------------------------------
     def load_actions(self, table_id: str, after: int = 0) -> list[StoredAction]:
         with self.sessions() as s:

@@ -202,6 +202,7 @@ class Table:
     joined: set[int] = field(default_factory=set)  # seats whose player has connected (their clock may run)
     via: dict[int, str] = field(default_factory=dict)  # action number -> "bot" / "clock" (not "human")
     missed: dict[int, int] = field(default_factory=dict)  # seat -> clock moves made while it was away
+    touched: float = field(default_factory=time.monotonic)  # the last move, hello or goodbye (for eviction)
 
     @property
     def id(self) -> str:
@@ -289,16 +290,38 @@ class Committer:
                     f.set_result(None)
 
 
+#: a table's lease (PostgreSQL, several processes): the process holding it runs the table's
+#: bots and clock; it renews every LEASE_EVERY seconds, and once it lapses for LEASE_TTL
+#: another process that has the table claims it (so a dead process's tables go on within
+#: about LEASE_TTL + LEASE_EVERY seconds)
+LEASE_TTL = 1.2
+LEASE_EVERY = 0.3
+
+
 class Manager:
     """All tables of this server process."""
 
     #: a connection that keeps sending this many messages past its limit is closed
     MAX_DROPPED = 2000
+    #: tables held in memory at most; past it, tables nobody watches are evicted first, and
+    #: when none can be, loading another is refused ("busy") until some can
+    MAX_TABLES = 5000
 
     def __init__(self, store: Store, bot_delay: float = 0.8, listen: bool | None = None,
                  clock_bot: str = "heuristic", rate_limit: float | None = None,
-                 bot_processes: int | None = None) -> None:
+                 bot_processes: int | None = None, idle_seconds: float = 60.0,
+                 leases: bool | None = None) -> None:
         self.store = store
+        #: a table nobody watches where nothing runs (or whose game is over) leaves memory after
+        #: this long; it stays in storage and is rebuilt when asked for
+        self.idle_seconds = idle_seconds
+        #: leases in PostgreSQL decide which process runs a table's bots and clock
+        self.leases = store.is_postgres if leases is None else leases
+        self.owner = secrets.token_hex(8)
+        self.owned: set[str] = set()
+        self._lease_task: asyncio.Task[None] | None = None
+        self._sweep_task: asyncio.Task[None] | None = None
+        self._adopting: set[asyncio.Task[None]] = set()
         self.bot_delay = bot_delay
         # search bots think in worker processes, each with a core and an interpreter of its own
         # (a search in a thread would share the server's); None: one per core; 0: in threads
@@ -325,6 +348,9 @@ class Manager:
             self._stop = threading.Event()
             self.store.listen(self._notified, self._stop)
         self._resume_task = asyncio.create_task(self._resume())
+        self._sweep_task = asyncio.create_task(self._sweeper())
+        if self.leases:
+            self._lease_task = asyncio.create_task(self._lease_loop())
 
     async def _resume(self, limit: int = 500) -> None:
         """After a (re)start: rebuild the unfinished tables from storage so their bots and clocks go on."""
@@ -342,8 +368,13 @@ class Manager:
     async def stop(self) -> None:
         if self._stop is not None:
             self._stop.set()
-        if self._resume_task is not None:
-            self._resume_task.cancel()
+        for task in (self._resume_task, self._sweep_task, self._lease_task):
+            if task is not None:
+                task.cancel()
+        if self.leases and self.owned:  # hand the tables over at once (another process may claim them)
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.store.release_leases, self.owner)
+            self.owned.clear()
         for t in self.tables.values():
             if t.task:
                 t.task.cancel()
@@ -421,9 +452,96 @@ class Manager:
             if t is None:
                 self._loading.pop(table_id, None)  # unknown ids leave nothing behind
                 return None
+            if len(self.tables) >= self.MAX_TABLES:
+                self.sweep(0.0)
+                if len(self.tables) >= self.MAX_TABLES:
+                    self._loading.pop(table_id, None)
+                    log.warning("table %s not loaded: %d tables in memory, none idle", table_id, len(self.tables))
+                    raise ProtocolError("busy", "the server holds as many tables as it may: try again later")
+            if self.leases and not t.game.is_over:
+                with contextlib.suppress(Exception):  # else the next lease round claims it
+                    if table_id in await asyncio.to_thread(self.store.claim_leases, self.owner, [table_id], LEASE_TTL):
+                        self.owned.add(table_id)
             self.tables[table_id] = t
             self._schedule(t)
             return t
+
+    # -- memory: idle and finished tables leave it -------------------------------------
+    def evictable(self, t: Table) -> bool:
+        return not t.conns and (t.game.is_over or self._idle(t)) and not (t.task and not t.task.done())
+
+    def sweep(self, idle_seconds: float | None = None) -> int:
+        """Forget the tables nobody watches where nothing runs (or whose game is over), idle for
+        ``idle_seconds``; they stay in storage and are rebuilt when asked for. Returns how many."""
+        idle = self.idle_seconds if idle_seconds is None else idle_seconds
+        now = time.monotonic()
+        gone = [t for t in self.tables.values() if now - t.touched >= idle and self.evictable(t)]
+        gone.sort(key=lambda t: t.touched)
+        for t in gone:
+            self._evict(t)
+        return len(gone)
+
+    def _evict(self, t: Table) -> None:
+        if self.tables.get(t.id) is t:
+            del self.tables[t.id]
+            self._loading.pop(t.id, None)
+            self.owned.discard(t.id)  # the next lease round releases it
+            if t.task is not None:
+                t.task.cancel()
+                t.task = None
+
+    async def _sweeper(self) -> None:
+        every = min(5.0, max(0.05, self.idle_seconds / 2))
+        while True:
+            await asyncio.sleep(every)
+            self.sweep()
+
+    # -- leases (several processes on PostgreSQL) -------------------------------------
+    def owns(self, t: Table) -> bool:
+        """Whether this process runs ``t``'s bots and clock."""
+        return not self.leases or t.id in self.owned
+
+    async def _lease_loop(self) -> None:
+        last_ok = time.monotonic()
+        failing = False
+        while True:
+            await asyncio.sleep(LEASE_EVERY)
+            want = [tid for tid, t in self.tables.items() if not t.game.is_over]
+            try:
+                got = await asyncio.to_thread(self.store.claim_leases, self.owner, want, LEASE_TTL, True)
+                orphans = await asyncio.to_thread(self.store.orphaned_tables, 20)
+                last_ok, failing = time.monotonic(), False
+            except Exception as e:  # storage down: the leases lapse (no move could be stored anyway)
+                if not failing:
+                    log.warning("leases not renewed: %s: %s", type(e).__name__, e)
+                failing = True
+                if time.monotonic() - last_ok < LEASE_TTL:
+                    continue
+                got, orphans = set(), []
+            got &= set(self.tables)  # a table evicted meanwhile
+            lost, gained = self.owned - got, got - self.owned
+            self.owned = got
+            for tid in lost:
+                t = self.tables.get(tid)
+                if t is not None and t.task is not None:
+                    t.task.cancel()  # the other process runs it now (t.task is None while a move is stored)
+                    t.task = None
+            for tid in gained:
+                t = self.tables.get(tid)
+                if t is not None and t.task is None and not t.game.is_over:
+                    log.info("table %s taken over by this process", tid)
+                    self._schedule(t)
+            for tid in orphans:  # a dead process's table that nobody here has loaded
+                if tid not in self.tables and tid not in self._loading:
+                    task = asyncio.create_task(self._adopt(tid))
+                    self._adopting.add(task)
+                    task.add_done_callback(self._adopting.discard)
+
+    async def _adopt(self, table_id: str) -> None:
+        try:
+            await self.get(table_id)
+        except ProtocolError as e:
+            log.warning("table %s not taken over: %s", table_id, e.message)
 
     def _load(self, table_id: str) -> Table | None:
         info = self.store.get_table(table_id)
@@ -617,6 +735,7 @@ class Manager:
         async with t.lock:
             conn.table, conn.seat = t, seat
             t.conns.add(conn)
+            t.touched = time.monotonic()
             if seat is not None:
                 t.joined.add(seat)  # its clock may run from now on (never before its player came)
             if t.task is None and not t.game.is_over:
@@ -637,11 +756,10 @@ class Manager:
             conn.table = None
             conn.seat = None
             self._presence(t)
+            t.touched = time.monotonic()
             if not t.conns and self._idle(t):
                 # nobody watches and nothing runs: forget it (it is rebuilt from storage when asked for)
-                if self.tables.get(t.id) is t:
-                    del self.tables[t.id]
-                    self._loading.pop(t.id, None)
+                self._evict(t)
 
     @staticmethod
     def _idle(t: Table) -> bool:
@@ -733,6 +851,7 @@ class Manager:
                                     "changed: try again in a moment") from None
             t.game = g
             t.seq = seq
+            t.touched = time.monotonic()
             if by != "human":
                 t.via[seq] = by
             if by == "clock" and not any(c.seat == seat for c in t.conns):
@@ -759,6 +878,7 @@ class Manager:
         if t.task is not None and t.task_seq != t.seq:
             t.task.cancel()
             t.task = None
+        own = own and self.owns(t)
         g = t.game
         if t.task is None:
             t.deadline = None
@@ -869,6 +989,41 @@ class Manager:
                 t.info = _with(info, rematch=got)
             self._broadcast(t, {"v": VERSION, "type": "rematch", "table": t.info.rematch})
 
+    # -- invite links ---------------------------------------------------------------
+    async def reissue(self, table_id: str, seat: int, token: str) -> str:
+        """A new token for ``seat``, asked by its holder (``token``, the current one): the old one
+        stops working and every connection holding the seat with it is closed."""
+        t = await self.get(table_id)
+        if t is None:
+            raise ProtocolError("no_table", f"there is no table {table_id!r}")
+        if not 0 <= seat < len(t.info.seats) or t.info.seats[seat].get("kind") != "human":
+            raise ProtocolError("bad_seat", f"seat {seat} of this table is not a player's seat")
+        if t.seat_of(token) != seat:
+            raise ProtocolError("bad_token", "only the holder of this seat's current invite link may replace it")
+        new = secrets.token_urlsafe(18)
+        async with t.lock:
+            try:
+                seats = await asyncio.to_thread(self.store.set_seat_token, table_id, seat, token_digest(token),
+                                                token_digest(new))
+            except Exception as e:
+                log.warning("table %s: the seat token could not be replaced: %s: %s", table_id, type(e).__name__, e)
+                raise ProtocolError("unavailable", "the new link could not be stored (storage is not answering); "
+                                    "the old one still works: try again in a moment") from None
+            if seats is None:
+                raise ProtocolError("bad_token", "this invite link was replaced already: use the newest one")
+            t.info = _with(t.info, seats=seats)
+        self._revoked(t, {seat})
+        return new
+
+    def _revoked(self, t: Table, seats: set[int]) -> None:
+        """Close the connections holding ``seats`` with their old tokens (told why first)."""
+        for c in list(t.conns):
+            if c.seat in seats:
+                c.send(error("revoked", f"{t.name(c.seat)}'s invite link was replaced by its holder: this link no "
+                             "longer works (open the new one)"))
+                self.disconnect(c)
+                c.close()
+
     # -- other processes (PostgreSQL NOTIFY) ------------------------------------------
     def _notified(self, table_id: str, seq: int) -> None:
         loop = self.loop
@@ -880,9 +1035,16 @@ class Manager:
         t = self.tables.get(table_id)
         if t is None:
             return
-        if seq == 0:  # the table changed (a rematch was set up by another process)
+        if seq == 0:  # the table changed (a rematch or a new invite link, by another process)
             info = await asyncio.to_thread(self.store.get_table, table_id)
-            if info is not None and info.rematch and t.info.rematch is None:
+            if info is None:
+                return
+            changed = {i for i, (a, b) in enumerate(zip(t.info.seats, info.seats, strict=False))
+                       if a.get("token_sha256") != b.get("token_sha256")}
+            if changed:
+                t.info = _with(t.info, seats=info.seats)
+                self._revoked(t, changed)
+            if info.rematch and t.info.rematch is None:
                 t.info = _with(t.info, rematch=info.rematch)
                 self._broadcast(t, {"v": VERSION, "type": "rematch", "table": info.rematch})
             return
@@ -908,7 +1070,9 @@ class Manager:
                     t.client_ids[a.client_id] = a.seq
                 if t.game.is_over:
                     t.info = _with(t.info, status="over", winner=t.game.winner, num_actions=a.seq)
-                self._schedule(t, broadcast_first=(a.seq, events, a.seat, a.by), own=False)
+                # with leases, the process holding the table's lease runs its next bot move or clock;
+                # without, the process that stored the move does
+                self._schedule(t, broadcast_first=(a.seq, events, a.seat, a.by), own=self.leases)
 
 
 def _with(info: TableInfo, **changes: Any) -> TableInfo:
