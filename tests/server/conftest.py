@@ -45,12 +45,16 @@ class ServerProc:
         self.log_path = log or Path(tempfile.mkstemp(prefix="civlite-server-", suffix=".log")[1])
 
     @property
+    def tls(self) -> bool:
+        return "--ssl-certfile" in self.args
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        return f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}/ws"
 
     def start(self, timeout: float = 30.0) -> ServerProc:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -65,7 +69,7 @@ class ServerProc:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log_path.read_text()[-3000:]}")
             try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                if httpx.get(self.url + "/healthz", timeout=1, verify=not self.tls).status_code == 200:
                     return self
             except httpx.HTTPError:
                 pass
@@ -307,7 +311,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc]:
     hostile-input test sends thousands of frames as fast as it can (``test_rate_limit_*``
     checks the default limit on a server of its own)."""
     url = f"sqlite:///{tmp_path_factory.mktemp('live') / 'civlite.db'}"
-    s = ServerProc(url, rate_limit=0).start()
+    # nor per-address limits: these tests open many connections and tables from one address
+    # (test_guard checks the limits on a server of its own)
+    s = ServerProc(url, rate_limit=0, args=["--connections-per-address", "10000", "--tables-per-minute", "0"]).start()
     try:
         yield s
     finally:
@@ -323,3 +329,24 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networkin
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     return {**browser_type_launch_args, "executable_path": os.environ.get("CIVLITE_CHROMIUM", "/usr/bin/chromium"),
             "args": BROWSER_ARGS}
+
+
+class _CspFreeBrowser:
+    """Playwright's ``wait_for_function`` evaluates a string in the page, which the server's
+    Content-Security-Policy forbids (no eval): the browser tests' contexts bypass the policy
+    unless a test asks for it (``bypass_csp=False``, as the CSP test does)."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+
+    def new_context(self, **kw: Any) -> Any:
+        kw.setdefault("bypass_csp", True)
+        return self._browser.new_context(**kw)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+
+@pytest.fixture
+def browser(browser: Any) -> Any:
+    return _CspFreeBrowser(browser)

@@ -568,7 +568,7 @@ def test_the_strict_content_security_policy_blocks_nothing_the_client_uses(brows
     WebSocket): lobby, table, a dialog, moves to the end; no violation is reported."""
     srv = ServerProc(f"sqlite:///{tmp_path / 'csp.db'}", bot_delay=0.02).start()
     try:
-        page = browser.new_context(viewport=DESKTOP).new_page()
+        page = browser.new_context(viewport=DESKTOP, bypass_csp=False).new_page()  # the policy applies
         page.add_init_script(CSP_WATCH)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))

@@ -175,3 +175,27 @@ def test_an_invite_link_can_be_replaced_by_its_holder(server: ServerProc, tmp_pa
     assert Client(server.ws_url).hello(t["id"], new)["seat"] == 0
     assert Client(server.ws_url).hello(t["id"], other)["seat"] == 1  # the other seat is untouched
     spectator.close()
+
+
+def test_serve_speaks_tls_with_a_key_and_certificate(tmp_path: Path) -> None:
+    import ssl
+    import subprocess
+
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    s = ServerProc(f"sqlite:///{tmp_path / 'tls.db'}", args=["--ssl-keyfile", str(key), "--ssl-certfile", str(cert)])
+    s.start()
+    try:
+        ctx = ssl.create_default_context(cafile=str(cert))
+        r = httpx.get(s.url + "/", verify=ctx)
+        assert r.status_code == 200 and "frame-ancestors 'none'" in r.headers["content-security-policy"]
+        assert f"wss://127.0.0.1:{s.port}" in r.headers["content-security-policy"]
+        with connect(s.ws_url, ssl=ctx, additional_headers={"Origin": s.url}, open_timeout=10) as ws:
+            ws.send(json.dumps({"v": 1, "type": "ping"}))
+            assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"http://127.0.0.1:{s.port}/healthz", timeout=5)  # no plain HTTP on that port
+    finally:
+        s.stop()

@@ -64,3 +64,63 @@ def test_two_processes_share_games_through_postgres(pg_url: str, suits: dict[str
     finally:
         s1.stop()
         s2.stop()
+
+
+def test_a_dead_processs_tables_are_taken_over_without_reconnecting(pg_url: str, suits: dict[str, int]) -> None:
+    """Issue 13.6: the process running a table's bot dies (kill -9); the other process, holding
+    the table for a client, claims the lapsed lease and the bot plays on: the client, never
+    reconnected, sees the bot's moves. A bots-only table nobody watches is taken over too."""
+    from civlite.server.storage import Store
+
+    s1 = ServerProc(pg_url, bot_delay=0.1).start()
+    s2 = ServerProc(pg_url, bot_delay=0.1).start()
+    store = Store(pg_url, migrate=False)
+    try:
+        t = s1.create([{"kind": "human"}, {"kind": "bot", "bot": "random"}], victory_ct=40)  # s1 runs its bot
+        lone = s1.create([{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}], victory_ct=200)
+        c = Client(s2.ws_url)
+        assert c.hello(t["id"], token_of(t, 0))["seat"] == 0
+
+        def play_until_the_bot_moves() -> float:
+            """Moves for seat 0 until the bot has answered; returns when the last one was acked."""
+            last = 0.0
+            while True:
+                if c.my_turn():
+                    r = c.play(simple_action(c.state, suits))
+                    assert r["type"] == "ack", r
+                    last = time.monotonic()
+                    continue
+                m = c.until(lambda m: m["type"] == "update", timeout=30)
+                if m["by"]["seat"] == 1 and m["by"]["via"] == "bot":
+                    return last
+
+        play_until_the_bot_moves()  # both alive: s1's bot answers through NOTIFY
+        if not c.my_turn():
+            c.until(lambda m: c.my_turn(), timeout=30)
+        lone_before = store.count_actions(lone["id"])
+        assert lone_before > 0
+        s1.kill9()
+        killed = time.monotonic()
+        sent = play_until_the_bot_moves()  # the bot is s2's now
+        took = time.monotonic() - max(killed, sent)
+        print(f"takeover: the bot answered {took:.2f} s after the move (kill -9 {sent - killed:.2f} s before it)")
+        for _ in range(3):  # and goes on
+            play_until_the_bot_moves()
+        assert len(c.frames) > 0 and c.ws.close_code is None  # the same connection throughout
+        # the bots-only table, watched by nobody, goes on in s2 too
+        deadline = time.monotonic() + 30
+        while store.count_actions(lone["id"]) <= lone_before + 3:
+            assert time.monotonic() < deadline, "the lone bots' table was not taken over"
+            time.sleep(0.1)
+        # one process holds each lease: s2 (the only one alive)
+        with store.engine.connect() as conn:
+            from sqlalchemy import text
+
+            owners = set(conn.execute(text("SELECT owner FROM table_leases WHERE table_id IN (:a, :b)"),
+                                      {"a": t["id"], "b": lone["id"]}).scalars())
+        assert len(owners) == 1
+        c.close()
+    finally:
+        store.close()
+        s1.stop()
+        s2.stop()

@@ -368,7 +368,7 @@ class Manager:
     async def stop(self) -> None:
         if self._stop is not None:
             self._stop.set()
-        for task in (self._resume_task, self._sweep_task, self._lease_task):
+        for task in (self._resume_task, self._sweep_task, self._lease_task, *self._adopting):
             if task is not None:
                 task.cancel()
         if self.leases and self.owned:  # hand the tables over at once (another process may claim them)
@@ -502,7 +502,6 @@ class Manager:
         return not self.leases or t.id in self.owned
 
     async def _lease_loop(self) -> None:
-        last_ok = time.monotonic()
         failing = False
         while True:
             await asyncio.sleep(LEASE_EVERY)
@@ -510,14 +509,15 @@ class Manager:
             try:
                 got = await asyncio.to_thread(self.store.claim_leases, self.owner, want, LEASE_TTL, True)
                 orphans = await asyncio.to_thread(self.store.orphaned_tables, 20)
-                last_ok, failing = time.monotonic(), False
-            except Exception as e:  # storage down: the leases lapse (no move could be stored anyway)
+                failing = False
+            except Exception as e:
+                # storage down: nothing changes here (no move can be stored meanwhile; should another
+                # process reach storage and claim a table, the first move stored wins, the other
+                # is refused as a conflict)
                 if not failing:
                     log.warning("leases not renewed: %s: %s", type(e).__name__, e)
                 failing = True
-                if time.monotonic() - last_ok < LEASE_TTL:
-                    continue
-                got, orphans = set(), []
+                continue
             got &= set(self.tables)  # a table evicted meanwhile
             lost, gained = self.owned - got, got - self.owned
             self.owned = got
