@@ -320,6 +320,25 @@ def ablate(
                           fail=_fail, force=force)
 
 
+@app.command()
+def tune(
+    space: Annotated[Path, typer.Argument(help="tuning space TOML: [tune], [goal] and [[param]] (see civlite.sim.tune)")],
+    out: Annotated[Path, typer.Option(help="output directory (best-N.toml, tune.json, tune.md)")] = Path("tune-out"),
+    trials: Annotated[Optional[int], typer.Option(help="variants to try (overrides the file)")] = None,
+    games: Annotated[Optional[int], typer.Option("--games", "-n", help="most games per variant (overrides the file)")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="seed (overrides the file)")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="worker processes (default: all cores)")] = None,
+    backend: Annotated[str, typer.Option(help="local (multiprocessing) or ray")] = "local",
+    json_out: Annotated[bool, typer.Option("--json", help="print tune.json on stdout")] = False,
+    force: Annotated[bool, typer.Option(help="overwrite a tuning run already in --out")] = False,
+) -> None:
+    """Search a declared space of rule changes (Optuna, with pruning) for a fair, well-paced variant."""
+    from .sim import cli as simcli
+
+    simcli.tune_command(space=space, out=out, workers=workers, backend=backend, json_out=json_out, fail=_fail,
+                        force=force, overrides={"trials": trials, "games": games, "seed": seed})
+
+
 
 def main() -> None:
     app()

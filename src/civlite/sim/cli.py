@@ -274,3 +274,32 @@ def ablate_command(*, bots: str, players: int, games: int, seed: int, rules: Rul
                   style="bold yellow" if s["significant"] or ln["significant"] else None)
     Console().print(t)
     con.print(f"written to {out}/ablation.html", highlight=False)
+
+
+def tune_command(*, space: Path, out: Path, workers: int | None, backend: str, json_out: bool, fail: Fail,
+                 force: bool = False, overrides: dict[str, Any] | None = None) -> None:
+    from .tune import TuneError, load_space, tune
+
+    if workers is not None and workers < 1:
+        raise fail(f"--workers must be at least 1 (leave it out to use all cores), got {workers}")
+    if backend not in ("local", "ray"):
+        raise fail(f"--backend must be local or ray, got {backend!r}")
+    try:
+        sp = load_space(space, overrides)
+    except (TuneError, ValueError) as e:
+        raise fail(str(e)) from None
+    check_out(out, fail=fail, force=force)
+    con = Console(stderr=True)
+    try:
+        res = tune(sp, out, workers=workers, backend=backend, log=lambda s: con.print(s, highlight=False))
+    except ImportError as e:
+        raise fail(f"tune needs Optuna: pip install 'civlite[sim]' ({e})") from None
+    except (ValueError, RuntimeError) as e:
+        raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
+    if json_out:
+        sys.stdout.write(json.dumps(res) + "\n")
+    else:
+        con.print(f"best variants: {', '.join(sorted(str(out / r['file']) for r in res['trials'] if 'file' in r))}; "
+                  f"report: {out}/tune.md", highlight=False)
