@@ -592,3 +592,35 @@ def test_the_strict_content_security_policy_blocks_nothing_the_client_uses(brows
         assert page.evaluate("window.__csp") == [] and errors == [], (page.evaluate("window.__csp"), errors)
     finally:
         srv.stop()
+
+
+def test_a_seat_holder_replaces_the_invite_link_and_the_old_tab_is_shut_out(browser: Any, tmp_path: Any) -> None:
+    """Issue 13.5: Settings -> "New invite link": the page carries on with the new link; another
+    tab holding the old one is told it no longer works; the old link opens nothing."""
+    from .conftest import Client, token_of
+
+    srv = ServerProc(f"sqlite:///{tmp_path / 'inv.db'}", bot_delay=0.05).start()
+    try:
+        t = srv.create([{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}], seed=2)
+        old = token_of(t, 0)
+        ctx = browser.new_context(viewport=DESKTOP)
+        page, other = ctx.new_page(), ctx.new_page()
+        for p in (page, other):
+            p.goto(srv.url + t["seats"][0]["invite"])
+            p.wait_for_selector("[data-testid=decision][data-kind=action]")
+        page.click("details.menu summary")
+        page.click("[data-testid=new-invite]")
+        link = page.locator("[data-testid=new-invite-link]")
+        link.wait_for()
+        new = link.input_value().split("#k=")[1]
+        assert new != old and page.evaluate("location.hash") == f"#k={new}"
+        other.wait_for_selector("text=no longer works")  # the old tab is shut out, and says why
+        assert "cannot join" in other.inner_text("[data-testid=status]")
+        # the page that asked plays on, reconnected with its new link
+        page.wait_for_selector("[data-testid=decision][data-kind=action]")
+        assert step(page, {"pay-inv": True}, "inv")
+        c = Client(srv.ws_url)
+        assert c.hello(t["id"], old)["code"] == "bad_token" and Client(srv.ws_url).hello(t["id"], new)["seat"] == 0
+        c.close()
+    finally:
+        srv.stop()

@@ -88,3 +88,15 @@ def test_idle_and_finished_tables_leave_memory_and_come_back(db_url: str) -> Non
 
     asyncio.run(run())
     store.close()
+
+
+def test_a_connection_that_never_reads_is_dropped_not_buffered() -> None:
+    async def run() -> None:
+        c = Conn()
+        for i in range(Conn.MAX_QUEUE + 5):
+            c.send({"v": 1, "type": "pong", "t": i})
+        assert c.closed and c.queue.qsize() <= Conn.MAX_QUEUE + 2  # its frames so far and the close mark
+        c.send({"v": 1, "type": "pong"})  # nothing more is queued once closed
+        assert c.queue.qsize() <= Conn.MAX_QUEUE + 2
+
+    asyncio.run(run())

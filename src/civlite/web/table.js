@@ -84,6 +84,7 @@ export class TableConn {
     ws.onmessage = (ev) => this.onMessage(JSON.parse(ev.data));
     ws.onclose = () => {
       if (this.closed) return;
+      if (this.reissuing) { this.reconnectAfter = true; return; } // reconnects with the new link
       this.opts.setStatus("connection lost, reconnecting…", true);
       setTimeout(() => this.connect(), this.backoff);
       this.backoff = Math.min(this.backoff * 2, 5000);
@@ -171,7 +172,8 @@ export class TableConn {
         // engine messages count seats from 0 ("seat 0's meld"): name the players instead
         this.error = PLAIN_ERRORS[m.code] || sentenceText(m.message, (x) => this.name(x), this.seat);
         this.say(this.error);
-        if (m.code === "bad_token" || m.code === "no_table") {
+        if (m.code === "revoked" && this.reissuing) return; // this page asked for the new link
+        if (m.code === "bad_token" || m.code === "no_table" || m.code === "revoked") {
           this.fatal = m.message; this.closed = true; this.ws.close(); this.opts.setStatus("cannot join", true);
           this.opts.draw();
           return;
@@ -251,6 +253,29 @@ export class TableConn {
     this.act({ do: "pass" }, true);
   }
 
+  /** Replace this seat's invite link (the old one stops working, e.g. one shared by mistake). */
+  async reissue() {
+    if (!this.token || this.seat === null || this.reissuing) return;
+    this.reissuing = true;
+    try {
+      const r = await api(`/api/tables/${this.id}/seats/${this.seat}/invite`, { token: this.token });
+      const tok = r.invite.split("#k=")[1];
+      this.token = tok;
+      localStorage.setItem(`civlite.token.${this.id}`, tok);
+      history.replaceState({}, "", `/t/${this.id}#k=${tok}`);
+      this.opts.rememberSeat(this.id, tok, this.seat, this.table.name);
+      this.newInvite = location.origin + r.invite;
+      this.say("Your seat has a new invite link; the old one no longer works.");
+    } catch (e) { this.error = e.message; }
+    this.reissuing = false;
+    if (this.reconnectAfter || this.ws?.readyState !== WebSocket.OPEN) {
+      this.reconnectAfter = false;
+      this.ws?.close();
+      this.connect();
+    }
+    this.draw();
+  }
+
   goRematch() {
     const id = this.table.rematch;
     if (!id) return;
@@ -327,7 +352,11 @@ function TopBar({ conn, v }) {
     <details class="menu"><summary>Settings</summary>
       <div class="menu-body"><label><input type="checkbox" id="automeld" checked=${autoMeldPass()} data-testid="auto-meld"
         onChange=${(e) => { localStorage.setItem(AUTO_MELD_PASS, e.target.checked ? "1" : "0"); conn.draw(); }} />
-        Pass the meld by itself when no meld is possible</label></div></details>
+        Pass the meld by itself when no meld is possible</label>
+        ${conn.seat !== null && conn.token ? html`<p><button type="button" data-testid="new-invite" onClick=${() => conn.reissue()}>
+          New invite link for my seat</button><br /><span class="muted">The old link stops working (if it was shared by mistake).</span></p>` : ""}
+        ${conn.newInvite ? html`<p><label>Your new link <input readonly data-testid="new-invite-link" value=${conn.newInvite}
+          onFocus=${(e) => e.target.select()} /></label></p>` : ""}</div></details>
     <button type="button" data-testid="rules-open" onClick=${() => document.getElementById("rules-dialog")?.showModal()}>Rules</button>
     <a href="/" class="button">Lobby</a>
   </div>`;
