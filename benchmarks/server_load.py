@@ -218,7 +218,9 @@ def main() -> None:
         port = free_port()
         db = a.db or f"sqlite:///{tempfile.mkdtemp(prefix='civlite-load-')}/load.db"
         proc = subprocess.Popen([sys.executable, "-m", "civlite.server", "--port", str(port), "--db", db,
-                                 "--bot-delay", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 "--bot-delay", "0",
+                                 # every simulated player comes from this one address
+                                 "--tables-per-minute", "0", "--connections-per-address", "100000"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 env=dict(os.environ),
                                 preexec_fn=(lambda: os.nice(a.nice)) if a.nice else None)
         url = f"http://127.0.0.1:{port}"

@@ -124,3 +124,50 @@ def test_a_dead_processs_tables_are_taken_over_without_reconnecting(pg_url: str,
         store.close()
         s1.stop()
         s2.stop()
+
+
+def test_a_replaced_invite_link_shuts_the_old_one_out_in_every_process(pg_url: str) -> None:
+    """The new token is stored and announced (NOTIFY): a socket on another process that holds the
+    seat with the old token is told and closed; leases give each table one runner."""
+    import asyncio
+    import json
+
+    from civlite.server.protocol import CreateTable, SeatSpec
+    from civlite.server.storage import Store
+    from civlite.server.tables import Conn, Manager
+
+    class Frames(Conn):
+        def __init__(self) -> None:
+            super().__init__()
+            self.frames: list[dict] = []
+
+        def send_text(self, text: str) -> None:
+            self.frames.append(json.loads(text))
+            super().send_text(text)
+
+    s1, s2 = Store(pg_url), Store(pg_url)
+
+    async def run() -> None:
+        m1, m2 = Manager(s1, bot_delay=0, bot_processes=0), Manager(s2, bot_delay=0, bot_processes=0)
+        await m1.start()
+        await m2.start()
+        info, tokens = await m1.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()]))
+        far, other = Frames(), Frames()
+        await m2.handle(far, json.dumps({"v": 1, "type": "hello", "table": info.id, "token": tokens[0]}))
+        await m2.handle(other, json.dumps({"v": 1, "type": "hello", "table": info.id, "token": tokens[1]}))
+        assert next(f for f in far.frames if f["type"] == "welcome")["seat"] == 0
+        assert info.id in m1.owned and info.id not in m2.owned  # one runner: the lease's holder
+        new = await m1.reissue(info.id, 0, tokens[0])
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 20
+        while not far.closed:
+            assert loop.time() < end, "the old socket on the other process was not closed"
+            await asyncio.sleep(0.05)
+        assert far.frames[-1]["code"] == "revoked" and not other.closed
+        assert m2.tables[info.id].seat_of(tokens[0]) is None and m2.tables[info.id].seat_of(new) == 0
+        await m1.stop()
+        await m2.stop()
+
+    asyncio.run(run())
+    s1.close()
+    s2.close()
