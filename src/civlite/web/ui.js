@@ -44,14 +44,19 @@ export function list(items) {
   return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
 
+/** A long word may break only with a hyphen, never as "Amphitheater / s": soft hyphens keep at
+ *  least 4 letters before a break and 3 after (a browser shows the hyphen only where it breaks). */
+export const hyphenable = (name) => name.split(" ").map((w) => (w.length < 11 ? w
+  : [...w].map((ch, i) => (i >= 4 && i <= w.length - 3 ? "\u00ad" : "") + ch).join(""))).join(" ");
+
 /** A card drawn as a card: a band of its suit's colour with the suit's symbol, then its name.
  *  With ``onClick`` it is a toggle button (aria-pressed). */
 export function Card({ name, pressed, onClick, small, disabled, hint, testid, extraClass = "" }) {
   const s = suitOf(name);
   const cls = `card s${s} ${small ? "small" : ""} ${pressed ? "sel" : ""} ${extraClass}`;
   // the name comes first in the page (so it leads the button's accessible name); CSS shows the band on top
-  const long = name.split(" ").some((w) => w.length >= 11);
-  const inner = html`<span class=${long ? "nm long" : "nm"}>${name}</span>
+  const long = !small && name.split(" ").some((w) => w.length >= 11);
+  const inner = html`<span class=${long ? "nm long" : "nm"}>${long ? hyphenable(name) : name}</span>
     <span class="band"><span class="sym" aria-hidden="true">${ICONS[s]}</span><span class="suit"><span class="sr-only">, </span>${suitName(s)}</span></span>
     ${pressed ? html`<span class="tick" aria-hidden="true">✓</span>` : ""}`;
   if (!onClick) {
