@@ -90,12 +90,15 @@ def test_tune_prunes_hopeless_variants_and_writes_playable_toml(tmp_path: Path) 
 
 def test_tune_command(tmp_path: Path) -> None:
     f = tmp_path / "s.toml"
-    f.write_text(SPACE.replace('choices = [1, 2]', 'choices = [1]').replace("ablation = 60.0\n", ""))
+    f.write_text(SPACE.replace('choices = [1, 2]', 'choices = [1]').replace("ablation = 60.0\n", "")
+                 .replace("seed = 3", "seed = 3\nconfirm = 6\nkeep = 1"))
     r = CliRunner().invoke(app, ["tune", str(f), "--out", str(tmp_path / "o"), "--games", "4", "--workers", "1",
                                  "--json"])
     assert r.exit_code == 0, r.output
     res = json.loads(r.stdout)
     assert res["best"] and (tmp_path / "o" / "best-1.toml").exists()
+    finalist = next(t for t in res["trials"] if t["trial"] == res["best"][0])
+    assert finalist["games"] == 6 and "search_loss" in finalist  # played on from 4 to 6 games
     again = CliRunner().invoke(app, ["tune", str(f), "--out", str(tmp_path / "o")])
     assert again.exit_code == 2 and "already holds files" in again.stderr
     bad = tmp_path / "bad.toml"

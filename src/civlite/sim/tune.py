@@ -9,6 +9,8 @@ The designer declares the space and the goal in TOML::
     games = 2000                # at most this many games per variant ...
     batch = 400                 # ... played in batches: after each, hopeless variants are pruned
     seed = 1
+    keep = 3                    # how many best variants to write
+    confirm = 4000              # second stage: those play on to this many games, then are ranked again
     # rules = "base.toml"       # the base rule set (default: RULES.md)
 
     [goal]
@@ -95,6 +97,7 @@ class Space:
     seed: int = 1
     rules: RuleSet = field(default_factory=RuleSet.default)
     keep: int = 3
+    confirm: int = 0  # a second stage: the best `keep` variants play on to this many games, then are re-ranked
 
     @property
     def grid(self) -> list[dict[str, Any]] | None:
@@ -135,7 +138,7 @@ def space_from_dict(data: dict[str, Any], base_dir: Path | None = None, override
         raise TuneError(f"{where}: unknown table {unknown[0]!r}; expected [tune], [goal] and [[param]]")
     t = dict(data.get("tune", {}))
     t.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    bad = sorted(set(t) - {"players", "bots", "trials", "games", "batch", "seed", "rules", "keep"})
+    bad = sorted(set(t) - {"players", "bots", "trials", "games", "batch", "seed", "rules", "keep", "confirm"})
     if bad:
         raise TuneError(f"{where}: unknown key tune.{bad[0]}")
     rules = RuleSet.default()
@@ -205,7 +208,8 @@ def space_from_dict(data: dict[str, Any], base_dir: Path | None = None, override
                   games=_num(t.get("games", 2000), f"{where}: tune.games", 1),
                   batch=_num(t.get("batch", 400), f"{where}: tune.batch", 1),
                   seed=_num(t.get("seed", 1), f"{where}: tune.seed"), rules=rules,
-                  keep=_num(t.get("keep", 3), f"{where}: tune.keep", 1))
+                  keep=_num(t.get("keep", 3), f"{where}: tune.keep", 1),
+                  confirm=_num(t.get("confirm", 0), f"{where}: tune.confirm"))
     try:
         SimConfig(bots=space.bots, players=space.players, games=1, seed=space.seed, rules=rules)
     except ValueError as e:
@@ -351,6 +355,7 @@ def tune(space: Space, out: str | Path, workers: int | None = None, backend: str
     study = optuna.create_study(direction="minimize", sampler=sampler, pruner=_interval_pruner())
     records: list[dict[str, Any]] = []
     seen: dict[str, dict[str, Any]] = {}
+    tallies: dict[int, Tally] = {}
     t0 = time.perf_counter()
 
     def objective(trial: optuna.trial.Trial) -> float:
@@ -368,7 +373,7 @@ def tune(space: Space, out: str | Path, workers: int | None = None, backend: str
                 raise optuna.TrialPruned()
             return float(rec["loss"])
         rules = variant(space, params, name=f"tuned-{trial.number}")
-        tally = Tally(space.players)
+        tally = tallies[trial.number] = Tally(space.players)
         rec = {"trial": trial.number, "params": params, "state": "running"}
         seen[key] = rec
         records.append(rec)
@@ -419,6 +424,25 @@ def tune(space: Space, out: str | Path, workers: int | None = None, backend: str
 
             ray.shutdown()
     done = sorted((r for r in records if r["state"] == "complete"), key=lambda r: r["loss"])
+    if space.confirm > space.games and not interrupted:
+        # racing: a few variants measured well beat many measured roughly; the finalists play on
+        # (the next game numbers, same seed) and are ranked again on all their games
+        for rec in done[:space.keep]:
+            rules = variant(space, rec["params"], name=f"tuned-{rec['trial']}")
+            cfg = SimConfig(bots=space.bots, players=space.players, games=space.confirm, seed=space.seed, rules=rules)
+            tally = tallies[rec["trial"]]
+            try:
+                for st in play_batch(cfg, list(range(tally.games, space.confirm)), workers, backend):
+                    tally.add(st)
+            except KeyboardInterrupt:
+                say("interrupted during the second stage: ranking on the games played")
+                break
+            rec["search_loss"] = rec["loss"]
+            rec.update(loss=loss(tally, space.goal), **tally.figures())
+            rec["goal"] = goal_met(rec, space.goal, space.players)
+            say(f"finalist variant {rec['trial']} {_show(rec['params'])}: loss {rec['loss']:.2f} after "
+                f"{rec['games']} games (edge {rec['edge_points']:.1f} points)")
+        done.sort(key=lambda r: r["loss"])
     best = done[:space.keep]
     for i, rec in enumerate(best, 1):
         rules = variant(space, rec["params"], name=f"tuned-{space.players}p-{i}")
@@ -441,6 +465,7 @@ def tune(space: Space, out: str | Path, workers: int | None = None, backend: str
               "goal": {"seat_edge": space.goal.seat_edge, "length": space.goal.length,
                        "ablation": space.goal.ablation},
               "params": [{"path": p.path, "values": p.values, "base": _base(space, p.path)} for p in space.params],
+              "confirm": space.confirm,
               "sampler": "grid" if grid is not None else "tpe", "interrupted": interrupted, "seconds": round(time.perf_counter() - t0, 1),
               "games_played": sum(r.get("games", 0) for r in records), "trials": records,
               "best": [r["trial"] for r in best]}
@@ -483,7 +508,9 @@ def render_md(res: dict[str, Any]) -> str:
              + (f"; median length in {res['goal']['length']} turns" if res["goal"]["length"] else "")
              + (f"; no ability's removal moves seat 0 by more than {res['goal']['ablation']} points"
                 if res["goal"]["ablation"] else "") + ".", "",
-             f"Search: {res['sampler']}, {len(res['trials'])} variants, {res['games_played']} games, "
+             f"Search: {res['sampler']}, {len(res['trials'])} variants"
+             + (f", the best played on to {res['confirm']} games and ranked again" if res.get("confirm") else "")
+             + f"; {res['games_played']} games, "
              f"{res['seconds']:.0f} s. Base values: "
              + ", ".join(f"`{p['path']}` = {format_value(p['base'])}" for p in res["params"]), "",
              "| variant | changes | state | games | seat win rates (95% CI) | median turns | loss | goal |",
