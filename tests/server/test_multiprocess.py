@@ -171,3 +171,57 @@ def test_a_replaced_invite_link_shuts_the_old_one_out_in_every_process(pg_url: s
     asyncio.run(run())
     s1.close()
     s2.close()
+
+
+def test_leases_one_runner_per_table_and_a_silent_holder_loses_them(pg_url: str) -> None:
+    """Tables made while lease rounds run stay with their maker; another process that loads
+    them does not run them; when the holder stops renewing (as a hung or dead process), the
+    other claims them and their bots play on there."""
+    import asyncio
+
+    from sqlalchemy import text
+
+    from civlite.server.protocol import CreateTable, SeatSpec
+    from civlite.server.storage import Store
+    from civlite.server.tables import Manager
+
+    s1, s2 = Store(pg_url), Store(pg_url)
+
+    async def run() -> None:
+        m1, m2 = Manager(s1, bot_delay=0.05, bot_processes=0), Manager(s2, bot_delay=0.05, bot_processes=0)
+        await m1.start()
+        await m2.start()
+        ids = []
+        for _ in range(8):  # made across several lease rounds
+            info, _ = await m1.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot="random")] * 2, victory_ct=300))
+            ids.append(info.id)
+            await m2.get(info.id)
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.0)
+        assert set(ids) <= m1.owned and not set(ids) & m2.owned
+        with s1.engine.connect() as conn:
+            owners = {r[0]: r[1] for r in conn.execute(text("SELECT table_id, owner FROM table_leases"))}
+        assert all(owners[i] == m1.owner for i in ids)
+        # m1 falls silent: its rounds and bots stop, its leases are not given back
+        assert m1._lease_task is not None
+        m1._lease_task.cancel()
+        for t in m1.tables.values():
+            if t.task is not None:
+                t.task.cancel()
+        m1.tables.clear()
+        seqs = {i: m2.tables[i].seq for i in ids}
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 20
+        while not (set(ids) <= m2.owned and all(m2.tables[i].seq > seqs[i] + 2 for i in ids)):
+            assert loop.time() < end, "the tables were not taken over"
+            await asyncio.sleep(0.05)
+        await m2.stop()
+        assert m2.owned == set()
+        with s2.engine.connect() as conn:  # a clean stop gives its leases back
+            assert conn.execute(text("SELECT count(*) FROM table_leases WHERE owner = :o"), {"o": m2.owner}).scalar() == 0
+        m1._lease_task = None
+        await m1.stop()
+
+    asyncio.run(run())
+    s1.close()
+    s2.close()

@@ -300,10 +300,10 @@ class Store:
         return seats
 
     # -- leases (PostgreSQL) ----------------------------------------------------------
-    def claim_leases(self, owner: str, ids: Sequence[str], ttl: float, release_others: bool = False) -> set[str]:
+    def claim_leases(self, owner: str, ids: Sequence[str], ttl: float, release: Sequence[str] = ()) -> set[str]:
         """Renew ``owner``'s leases on ``ids`` and claim those that lapsed (times are the
         database's, so the processes' clocks do not matter); returns the ids ``owner`` holds.
-        ``release_others``: drop ``owner``'s leases on any other table."""
+        ``release``: tables whose leases ``owner`` gives up (evicted, or their game is over)."""
         with self.engine.begin() as conn:
             got: set[str] = set()
             if ids:
@@ -313,9 +313,9 @@ class Store:
                     "ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, expires = EXCLUDED.expires "
                     "WHERE table_leases.owner = EXCLUDED.owner OR table_leases.expires < now() "
                     "RETURNING table_id"), {"me": owner, "ttl": ttl, "ids": list(ids)}).scalars())
-            if release_others:
-                conn.execute(text("DELETE FROM table_leases WHERE owner = :me AND NOT (table_id = ANY(CAST(:ids AS text[])))"),
-                             {"me": owner, "ids": list(ids)})
+            if release:
+                conn.execute(text("DELETE FROM table_leases WHERE owner = :me AND table_id = ANY(CAST(:ids AS text[]))"),
+                             {"me": owner, "ids": list(release)})
         return got
 
     def release_leases(self, owner: str) -> None:

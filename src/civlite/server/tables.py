@@ -322,6 +322,7 @@ class Manager:
         self._lease_task: asyncio.Task[None] | None = None
         self._sweep_task: asyncio.Task[None] | None = None
         self._adopting: set[asyncio.Task[None]] = set()
+        self._release: set[str] = set()  # leases to give up in the next round
         self.bot_delay = bot_delay
         # search bots think in worker processes, each with a core and an interpreter of its own
         # (a search in a thread would share the server's); None: one per core; 0: in threads
@@ -485,7 +486,9 @@ class Manager:
         if self.tables.get(t.id) is t:
             del self.tables[t.id]
             self._loading.pop(t.id, None)
-            self.owned.discard(t.id)  # the next lease round releases it
+            if t.id in self.owned:  # the next lease round releases it
+                self.owned.discard(t.id)
+                self._release.add(t.id)
             if t.task is not None:
                 t.task.cancel()
                 t.task = None
@@ -506,8 +509,10 @@ class Manager:
         while True:
             await asyncio.sleep(LEASE_EVERY)
             want = [tid for tid, t in self.tables.items() if not t.game.is_over]
+            done = {tid for tid in self.owned if tid not in self.tables or self.tables[tid].game.is_over}
+            release = self._release | done
             try:
-                got = await asyncio.to_thread(self.store.claim_leases, self.owner, want, LEASE_TTL, True)
+                got = await asyncio.to_thread(self.store.claim_leases, self.owner, want, LEASE_TTL, sorted(release))
                 orphans = await asyncio.to_thread(self.store.orphaned_tables, 20)
                 failing = False
             except Exception as e:
@@ -518,9 +523,12 @@ class Manager:
                     log.warning("leases not renewed: %s: %s", type(e).__name__, e)
                 failing = True
                 continue
-            got &= set(self.tables)  # a table evicted meanwhile
-            lost, gained = self.owned - got, got - self.owned
-            self.owned = got
+            self._release -= release
+            # a table loaded (and claimed) during this round was not in ``want``: it is kept
+            lost = (self.owned & set(want)) - got
+            gained = got - self.owned
+            self._release |= got - set(self.tables)  # evicted during the round
+            self.owned = ((self.owned - lost - done) | got) & set(self.tables)
             for tid in lost:
                 t = self.tables.get(tid)
                 if t is not None and t.task is not None:
@@ -530,7 +538,7 @@ class Manager:
                 t = self.tables.get(tid)
                 if t is not None and t.task is None and not t.game.is_over:
                     log.info("table %s taken over by this process", tid)
-                    self._schedule(t)
+                    self._schedule(t, hurry=True)
             for tid in orphans:  # a dead process's table that nobody here has loaded
                 if tid not in self.tables and tid not in self._loading:
                     task = asyncio.create_task(self._adopt(tid))
@@ -868,12 +876,13 @@ class Manager:
 
     # -- bots and clocks -------------------------------------------------------------
     def _schedule(self, t: Table, broadcast_first: tuple[int, list[Event], int, str] | None = None,
-                  own: bool = True) -> None:
+                  own: bool = True, hurry: bool = False) -> None:
         """After a change: set the clock (so the update carries it), broadcast, start the next bot/clock.
 
-        ``own=False`` (a move that another process committed): that process runs the next bot
-        move or clock, this one only shows the clock. A process takes a table over when a
-        client says hello to it and nobody here runs its next step (e.g. the other one died).
+        ``own=False`` (a move that another process committed, without leases): that process
+        runs the next bot move or clock, this one only shows the clock. With leases (several
+        processes on PostgreSQL) only the lease's holder runs them. ``hurry``: a table just
+        taken over from a dead process, whose bot has waited already: it moves at once.
         """
         if t.task is not None and t.task_seq != t.seq:
             t.task.cancel()
@@ -890,7 +899,7 @@ class Manager:
                 if kind != "bot" and t.info.clock and seat in t.joined:
                     t.deadline = time.time() + t.info.clock
             elif kind == "bot":
-                delay = self.bot_delay * random.uniform(0.6, 1.4) if self.bot_delay > 0 else 0.0
+                delay = self.bot_delay * random.uniform(0.6, 1.4) if self.bot_delay > 0 and not hurry else 0.0
                 t.task = asyncio.create_task(self._bot_move(t, seat, t.seq, delay))
                 t.task_seq = t.seq
             elif t.info.clock and seat in t.joined:  # a seat's clock runs once its player has come
