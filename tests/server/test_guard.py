@@ -99,8 +99,16 @@ def test_table_creation_is_limited_per_address(guarded: ServerProc) -> None:
     codes = [r.status_code for r in made]
     assert codes.count(201) <= 3 and codes[-1] == 429, codes  # 3 a minute (other tests here made some too)
     r = made[-1]
-    assert r.json()["code"] == "rate_limited" and "at most 3 a minute" in r.json()["detail"]
+    assert r.json()["code"] == "rate_limited" and "at most 3 tables or new links a minute" in r.json()["detail"]
     assert int(r.headers["retry-after"]) >= 1
+    # new invite links share the budget (each is a write too): refused, and the old link still works
+    t = made[0].json() if made[0].status_code == 201 else None
+    if t is not None:
+        r = httpx.post(guarded.url + f"/api/tables/{t['id']}/seats/0/invite", json={"token": token_of(t, 0)})
+        assert r.status_code == 429 and "new invite links" in r.json()["detail"]
+        c = Client(guarded.ws_url)
+        assert c.hello(t["id"], token_of(t, 0))["seat"] == 0
+        c.close()
     assert httpx.get(guarded.url + "/api/tables").status_code == 200  # reading is not limited
 
 

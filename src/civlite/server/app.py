@@ -120,15 +120,22 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
             "bots": list(BOT_LEVELS),
         }
 
+    def limited(request: Request, what: str) -> JSONResponse | None:
+        """A 429 when this address has made too many tables or new links lately (one budget)."""
+        if creations is None:
+            return None
+        wait = creations.take(request.client.host if request.client else "?")
+        if wait <= 0:
+            return None
+        return JSONResponse({"code": "rate_limited", "detail": f"too many {what} from your address (at most "
+                             f"{per_min:g} tables or new links a minute): try again in {wait:.0f} s"},
+                            status_code=429, headers={"Retry-After": str(max(1, round(wait)))})
+
     @app.post("/api/tables", status_code=201)
     async def create(spec: CreateTable, request: Request) -> Any:
-        if creations is not None:
-            wait = creations.take(request.client.host if request.client else "?")
-            if wait > 0:
-                return JSONResponse(
-                    {"code": "rate_limited", "detail": f"too many tables created from your address (at most "
-                     f"{per_min:g} a minute): try again in {wait:.0f} s"},
-                    status_code=429, headers={"Retry-After": str(max(1, round(wait)))})
+        refused = limited(request, "tables created")
+        if refused is not None:
+            return refused
         info, tokens = await mgr(request).create_table(spec)
         out = summary(info)
         for s, tok in zip(out["seats"], tokens, strict=True):
@@ -154,9 +161,12 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         return t.summary()
 
     @app.post("/api/tables/{table_id}/seats/{seat}/invite")
-    async def reissue(table_id: str, seat: int, body: Reissue, request: Request) -> dict[str, Any]:
+    async def reissue(table_id: str, seat: int, body: Reissue, request: Request) -> Any:
         """A new invite link for a seat, asked by its holder (with the seat's current token): the
         old link stops working and connections made with it are closed."""
+        refused = limited(request, "new invite links")
+        if refused is not None:
+            return refused
         token = await mgr(request).reissue(table_id, seat, body.token)
         return {"seat": seat, "invite": f"/t/{table_id}#k={token}"}
 
