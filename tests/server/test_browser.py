@@ -543,6 +543,10 @@ def test_axe_finds_no_serious_problem_in_the_lobby_the_table_and_the_end(browser
             page.goto(srv.url + t["seats"][0]["invite"])
             page.wait_for_selector("[data-testid=decision][data-kind=action]")
             found += audit(page, f"table {vp['width']}")
+            page.click("details.menu summary")  # Settings: the meld pass and a new invite link
+            page.wait_for_selector("[data-testid=new-invite]")
+            found += audit(page, f"settings {vp['width']}")
+            page.click("details.menu summary")
             page.click("button.ability >> nth=0")
             page.wait_for_selector("[data-testid=preview]")
             found += audit(page, f"sub-decision {vp['width']}")
