@@ -283,6 +283,8 @@ def key_step(page: Any) -> bool:
         for _ in range(n):
             tab_to(page, "[data-testid=hand] button.card[aria-pressed=false]:not([disabled])")
             page.keyboard.press("Space")
+            # the picked card says so to assistive technology, and keeps the focus
+            assert page.evaluate("document.activeElement.matches('button.card[aria-pressed=true]')")
         tab_to(page, "[data-choice=discard]")
         page.keyboard.press("Enter")
     else:
