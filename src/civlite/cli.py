@@ -75,7 +75,7 @@ def demo(
             style = "bold yellow" if ev.kind in ("turn", "win", "draw_game") else ""
             if ev.kind == "turn":
                 cts = "  ".join(f"s{i}:{c}" for i, c in enumerate(game.ct))
-                out.rule(f"turn {ev.amount} · seat {ev.player} · CT {cts}", style="dim")
+                out.rule(f"turn {ev.turn} · seat {ev.player} · CT {cts}", style="dim")
             else:
                 out.print(ev.describe(), style=style, highlight=False)
 
@@ -84,10 +84,10 @@ def demo(
         p = game.to_move
         assert p is not None
         show(game.apply(policies[p](game, p)))
-    if game.winner is not None:
-        out.print(f"[bold green]seat {game.winner} wins with {game.ct[game.winner]} CT after {game.turn} turns[/]")
-    else:
-        out.print(f"[bold]draw between seats {list(game.drawn)} after {game.turn} turns[/]")
+    outcome = game.outcome()
+    assert outcome is not None
+    style = "bold" if outcome.is_draw else "bold green"
+    out.print(f"[{style}]{outcome.describe()} after {game.turn} turns[/]")
 
 
 def _policies(spec: str, players: int, seed: int):  # type: ignore[no-untyped-def]

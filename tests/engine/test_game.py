@@ -54,7 +54,7 @@ def test_r2_1_deal(n: int) -> None:
 def test_r2_set_up_events_open_the_log() -> None:
     g = Game(players=3, seed=5, first=2)
     turn, draw = g.opening_events
-    assert (turn.kind, turn.rule, turn.player, turn.amount) == ("turn", "R4", 2, 1)
+    assert (turn.kind, turn.rule, turn.player, turn.turn, turn.extra) == ("turn", "R4", 2, 1, False)
     assert (draw.kind, draw.rule, draw.player, draw.count) == ("draw", "R4.1", 2, 2)
     assert set(draw.secret) <= set(g.hands[2]) and draw.seen_by == (2,)
     assert draw.for_seat(0).secret == () and draw.for_seat(2).secret == draw.secret  # R4.1: only the drawer
@@ -205,7 +205,7 @@ def test_r6_4_city_builder_extra_turn_and_turn_count() -> None:
     assert g.extra_turn and g.ct[0] == 2
     ev = g.apply(Pass())
     assert g.active == 0 and g.turn == 2 and not g.extra_turn
-    assert any(e.kind == "turn" and e.count == 1 for e in ev)
+    assert any(e.kind == "turn" and e.extra for e in ev)
 
 
 def test_r6_conquest_takes_four_at_random() -> None:

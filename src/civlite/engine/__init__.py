@@ -16,11 +16,7 @@ from .actions import (
 from .cards import CARDS, MAJOR_SUITS, MINOR_SUITS, SUIT_OF, SUITS, Card, Suit, UnknownCardError
 from .chance import ChanceSource
 from .choices import AbilityChoice, Choices, DiscardChoice, MeldChoice, MeldSlot, TakeChoice
-from .decisions import DecisionKind
-from .determinize import sample_world, unseen_cards
-from .effects import PRIMITIVES, Primitive
-from .events import Event
-from .game import (
+from .codec import (
     ADVANCED_BASE,
     BASIC_BASE,
     DISCARD_BASE,
@@ -28,11 +24,15 @@ from .game import (
     NUM_ACTIONS,
     PASS_ID,
     TAKE_BASE,
-    Game,
-    GameOverError,
-    PositionError,
     describe_id,
 )
+from .decisions import DecisionKind
+from .determinize import sample_world, unseen_cards
+from .effects import PRIMITIVES, Primitive
+from .events import Event
+from .game import Game, GameOverError
+from .outcome import Outcome, Termination
+from .positions import PositionError
 from .record import GameRecord, RecordError
 from .rules import EFFECT_OPS, Ability, Effect, RuleSet, RuleSetError
 from .view import Decision, PlayerView, View
@@ -74,6 +74,7 @@ __all__ = [
     "Meld",
     "MeldChoice",
     "MeldSlot",
+    "Outcome",
     "Pass",
     "PlayerView",
     "PositionError",
@@ -85,6 +86,7 @@ __all__ = [
     "Suit",
     "Take",
     "TakeChoice",
+    "Termination",
     "UnknownCardError",
     "View",
     "action_from_json",

@@ -10,6 +10,16 @@ Their JSON form is exactly the action vocabulary of SCENARIOS.md::
     {"do": "meld", "cards": [7 cards]}
 
 Any action may carry ``"player": seat``; it is checked against the pending player.
+``repr`` of an action is code that builds it again:
+
+>>> a = Action.from_json({"do": "advanced", "cards": ["Granaries", "Palaces", "Roads"]})
+>>> a
+Advanced([Card('Granaries'), Card('Palaces'), Card('Roads')], target=None)
+>>> a == eval(repr(a)) and a.to_json() == {"do": "advanced", "cards": ["Granaries", "Palaces", "Roads"]}
+True
+>>> Action.from_json({"do": "jump"})
+Traceback (most recent call last):
+civlite.engine.actions.ActionFormatError: action 'do' must be one of pass, basic, advanced, take, discard, meld, got 'jump'
 """
 
 from __future__ import annotations

@@ -3,6 +3,12 @@
 Cards are immutable, interned values: ``Card("Greeks") is Card.from_name("Greeks")``.
 Each card has a stable integer id (0..111) used by the engine's internals; ids are
 grouped by suit in the order of :data:`SUITS`.
+
+>>> Card("Greeks"), Card("Greeks").suit, Card("Greeks") is CARDS[Card("Greeks").id]
+(Card('Greeks'), Suit.CIVILIZATION, True)
+>>> Card("greeks")
+Traceback (most recent call last):
+civlite.engine.cards.UnknownCardError: unknown card 'greeks': not one of the 112 cards of the deck list (R1.1); did you mean 'Greeks'?
 """
 
 from __future__ import annotations

@@ -175,11 +175,13 @@ class Choices:
         }
 
 
-def _cards(ids: Sequence[int]) -> tuple[Card, ...]:
+def sorted_cards(ids: Sequence[int]) -> tuple[Card, ...]:
+    """Card ids as cards, in id order."""
     return tuple(CARDS[c] for c in sorted(ids))
 
 
-def _ability_choices(g: Game, p: int) -> tuple[AbilityChoice, ...]:
+def ability_choices(g: Game, p: int) -> tuple[AbilityChoice, ...]:
+    """Every ability of the rule set as seat ``p`` may use it now (affordable ones first)."""
     hand = g.hands[p]
     by_suit: list[list[int]] = [[] for _ in range(8)]
     for c in hand:
@@ -187,7 +189,7 @@ def _ability_choices(g: Game, p: int) -> tuple[AbilityChoice, ...]:
     opponents = tuple(t for t in range(g.n) if t != p)
     out = []
     for ab in g.rules.abilities:
-        held = _cards(by_suit[ab.suit])
+        held = sorted_cards(by_suit[ab.suit])
         out.append(AbilityChoice(
             key=f"{ab.tier}.{SUIT_LETTERS[ab.suit]}", level=ab.tier, suit=ab.suit, name=ab.name,
             text=ab.words(), cost=ab.cards, affordable=len(held) >= ab.cards, payable=held,
@@ -196,17 +198,21 @@ def _ability_choices(g: Game, p: int) -> tuple[AbilityChoice, ...]:
     return tuple(sorted(out, key=lambda a: not a.affordable))  # stable: rule-set order otherwise
 
 
-def _meld_choice(g: Game, p: int) -> MeldChoice:
+def meld_choice(g: Game, p: int) -> MeldChoice:
+    """Whether seat ``p`` can meld, and the held cards that fit each slot (R7.1)."""
     r = g.rules
     hand = g.hands[p]
-    slots = [MeldSlot((s,), _cards([c for c in hand if SUIT_OF[c] == s])) for s in r.meld_suits]
+    slots = [MeldSlot((s,), sorted_cards([c for c in hand if SUIT_OF[c] == s])) for s in r.meld_suits]
     if r.meld_one_of:
-        slots.append(MeldSlot(tuple(r.meld_one_of), _cards([c for c in hand if SUIT_OF[c] in r.meld_one_of])))
+        slots.append(MeldSlot(tuple(r.meld_one_of), sorted_cards([c for c in hand if SUIT_OF[c] in r.meld_one_of])))
     return MeldChoice(all(s.cards for s in slots), tuple(slots), r.meld_ct, r.meld_draw)
 
 
 def choices_for(g: Game, seat: int | None) -> Choices:
-    """The :class:`Choices` of ``seat`` in ``g`` (``Game.choices`` calls this)."""
+    """The :class:`Choices` of ``seat`` in ``g`` (``Game.choices`` calls this); the
+    pending decision's handler (:mod:`civlite.engine.handlers`) fills in its part."""
+    from .handlers import HANDLERS
+
     if seat is not None and not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < g.n):
         raise ValueError(f"seat must be 0..{g.n - 1} or None (spectator), got {seat!r}")
     pending = g.pending
@@ -215,16 +221,4 @@ def choices_for(g: Game, seat: int | None) -> Choices:
     kind = pending.kind
     base: dict[str, Any] = {"seat": seat, "decision_number": g.decision_number, "kind": kind,
                             "waiting_for": seat, "can_pass": kind.can_pass, "ability": pending.ability}
-    if kind is DecisionKind.ACTION:
-        return Choices(abilities=_ability_choices(g, seat), **base)
-    if kind is DecisionKind.MELD:
-        return Choices(meld=_meld_choice(g, seat), **base)
-    if kind is DecisionKind.VISION or kind is DecisionKind.FOUNDATIONS:
-        vision = kind is DecisionKind.VISION
-        pile = g.deck if vision else sorted(set(g.discard))
-        return Choices(take=TakeChoice("deck" if vision else "discard", _cards(pile), pending.count), **base)
-    if kind is DecisionKind.FALL_DISCARD:
-        reason = f"Fall: hand limit {g.rules.hand_limit}"
-    else:
-        reason = pending.ability or kind.value
-    return Choices(discard=DiscardChoice(pending.count, _cards(g.hands[seat]), reason), **base)
+    return HANDLERS[kind].choices(g, seat, base)

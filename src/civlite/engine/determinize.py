@@ -44,8 +44,6 @@ class _Prepared:
         self.pool = unseen_cards(view)
         hands: list[list[int]] = [[] for _ in range(n)]
         hands[seat] = [c.id for c in view.hand]
-        cts = [0] * n
-        cts[seat] = view.ct or 0
         knower = [0] * len(CARDS)
         bit = 1 << seat
         slots: list[tuple[int, int]] = []  # (seat, unknown cards) in view order
@@ -55,7 +53,6 @@ class _Prepared:
                 knower[c] = bit
             hands[p.seat] = known
             slots.append((p.seat, p.hand_size - len(known)))
-            cts[p.seat] = p.ct
         hidden = sum(k for _, k in slots)
         self.deck_known = [c.id for c in view.searching] if view.searching is not None else None
         deck_from_pool = len(self.pool) - hidden
@@ -69,31 +66,7 @@ class _Prepared:
         self.knower = knower
         self.slots = slots
         # a template game: everything but the hidden cards
-        g = Game.__new__(Game)
-        g._setup(view.rules, n, tuple(f"seat {s}" for s in range(n)), 0, random.Random(0))
-        g.hands = hands
-        g.ct = cts
-        g.discard = [c.id for c in view.discard]
-        g.supply = view.supply
-        g.active = view.active
-        g.phase = view.phase
-        g.turn = view.turn
-        g.extra_turn = view.extra_turn
-        g.universe = (
-            tuple(c.id for c in view.universe) if view.universe is not None else tuple(range(len(CARDS)))
-        )
-        g._knower = knower
-        g._first_rises = view.first_rises
-        pending = view.pending
-        g._dkind = pending.kind
-        g._dplayer = pending.player
-        g._dcount = pending.count
-        g._decision = view.decision_number
-        if view.resolving is not None:
-            g._ability = next(a for a in view.rules.abilities if a.name == view.resolving)
-            g._eff = view.effect_index
-            g._target = view.resolving_target if view.resolving_target is not None else -1
-        g._selected = [c.id for c in view.selecting]
+        g = Game._world(view, hands, knower, random.Random(0))
         self.base = g
 
     def sample(self, rng: random.Random) -> Game:

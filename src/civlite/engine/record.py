@@ -1,4 +1,13 @@
-"""Game records: rule set, seed, players and actions, as JSON; replayed exactly."""
+"""Game records: rule set, seed, players and actions, as JSON; replayed exactly.
+
+>>> from civlite.engine import Game
+>>> g = Game(players=3, seed=11)
+>>> while not g.over and g.turn < 20:
+...     _ = g.apply_id(g.legal_ids()[-1])
+>>> again = GameRecord.from_json(g.record().dumps()).replay()
+>>> again.state_json() == g.state_json()
+True
+"""
 
 from __future__ import annotations
 

@@ -8,6 +8,15 @@ reports any bad key by name.
 Abilities are composed from a small set of effect primitives (:data:`EFFECT_OPS`),
 written as short strings in the file: ``"steal_cards 3"``, ``"gain_ct 2"``,
 ``"target_discards all"``.
+
+>>> rules = RuleSet.from_dict({"victory_ct": 15, "basic": {"W": {"effects": ["gain_ct 2"]}}})
+>>> rules.victory_ct, rules.basic[Suit.WONDER].effects, rules.basic[Suit.WONDER].words()
+(15, (Effect(op='gain_ct', amount=2),), 'gain 2 CT')
+>>> eval(repr(rules)) == rules
+True
+>>> RuleSet.from_dict({"victory": 15})
+Traceback (most recent call last):
+civlite.engine.rules.RuleSetError: rules: unknown key 'victory'; the keys are: ...
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .cards import MAJOR_SUITS, MINOR_SUITS, SUIT_LETTERS, Suit
-from .effects import ALL, EFFECT_OPS, PRIMITIVES
+from .effects import ALL, EFFECT_OPS, PRIMITIVES, Resolver
 
 __all__ = ["ALL", "EFFECT_OPS", "Ability", "Effect", "RuleSet", "RuleSetError"]
 
@@ -36,6 +45,14 @@ class Effect:
 
     op: str
     amount: int = 1
+    #: the primitive's resolver (from the registry), looked up once for the engine's hot path
+    run: Resolver = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        prim = PRIMITIVES.get(self.op)
+        if prim is None:
+            raise RuleSetError(f"unknown effect {self.op!r}; the primitives are: {', '.join(PRIMITIVES)}")
+        object.__setattr__(self, "run", prim.resolve)
 
     def __str__(self) -> str:
         if not PRIMITIVES[self.op].takes_amount:
@@ -104,7 +121,7 @@ class Ability:
 
     @property
     def key(self) -> str:
-        """Lower-case identifier: ``"pass_the_torch"``; names its discard decision."""
+        """Lower-case identifier: ``"pass_the_torch"`` (never a decision's name)."""
         return "_".join(self.name.lower().replace("-", " ").split())
 
     @property

@@ -1,13 +1,25 @@
-"""Views: what one seat (or a spectator) may see. Built only by ``Game.view``."""
+"""Views: what one seat (or a spectator) may see. Built only by ``Game.view``
+(:func:`view_of`), the single place where hidden information is filtered.
+
+>>> from civlite.engine import Game
+>>> g = Game.from_position({"active": 0, "phase": "action", "deck": ["Greeks"],
+...     "players": [{"hand": ["Sphinx"], "ct": 2}, {"hand": ["Caesar", "Moses"], "ct": 0}]})
+>>> v = g.view(1)
+>>> v.hand, v.player(0)
+((Card('Moses'), Card('Caesar')), PlayerView(seat=0, hand_size=1, ct=2, known=()))
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .cards import Card
+from .cards import CARDS, SUIT_OF, Card
 from .decisions import DecisionKind
-from .rules import RuleSet
+from .rules import Ability, RuleSet
+
+if TYPE_CHECKING:
+    from .game import Game
 
 
 class Decision(NamedTuple):
@@ -122,3 +134,98 @@ class View:
         if self.selecting:
             d["selecting"] = [c.name for c in self.selecting]
         return d
+
+
+def view_of(g: Game, seat: int | None) -> View:
+    """What ``seat`` may know of ``g`` now; ``None`` for a spectator (public facts only)."""
+    if seat is not None and not (isinstance(seat, int) and 0 <= seat < g.n):
+        raise ValueError(f"seat must be 0..{g.n - 1} or None (spectator), got {seat!r}")
+    knower = g._knower
+    others = []
+    for s in range(g.n):
+        if s == seat:
+            continue
+        if seat is None:
+            known: tuple[Card, ...] = ()
+        else:
+            bit = 1 << seat
+            known = tuple([CARDS[c] for c in sorted([c for c in g.hands[s] if knower[c] & bit])])
+        others.append(PlayerView(s, len(g.hands[s]), g.ct[s], known))
+    pending = g.pending
+    searching = None
+    selecting: tuple[Card, ...] = ()
+    if pending is not None and seat == pending.player:
+        if pending.kind == DecisionKind.VISION:
+            searching = tuple([CARDS[c] for c in sorted(g.deck)])
+        selecting = tuple(CARDS[c] for c in g._selected)
+    full = len(g.universe) == len(CARDS)
+    ability = g.resolving
+    return View(
+        seat=seat,
+        num_players=g.n,
+        rules=g.rules,
+        hand=g.hand(seat) if seat is not None else (),
+        ct=g.ct[seat] if seat is not None else None,
+        deck_size=len(g.deck),
+        discard=tuple([CARDS[c] for c in g.discard]),
+        players=tuple(others),
+        active=g.active,
+        phase=g.phase,
+        turn=g.turn,
+        extra_turn=g.extra_turn,
+        pending=pending,
+        over=g.over,
+        winner=g.winner,
+        drawn=g.drawn,
+        supply=g.supply,
+        resolving=ability.name if ability is not None else None,
+        effect_index=g._eff if ability is not None else 0,
+        resolving_target=g._target if ability is not None and g._target >= 0 else None,
+        searching=searching,
+        selecting=selecting,
+        decision_number=g.decision_number,
+        universe=None if full else tuple(CARDS[c] for c in g.universe),
+        first_rises=g._first_rises,
+    )
+
+
+def view_counts(g: Game, seat: int) -> tuple[list[int], list[int], list[list[int]], list[int], list[int], Ability | None]:
+    """What :func:`view_of` shows ``seat`` of the cards, as counts per suit (R1.2: cards of
+    one suit play alike), for fixed-size encodings that run every step (RL).
+
+    Returns ``(hand, discard, known, searching, selecting, resolving)``: suit counts
+    (8 each) of the seat's hand and of the discard pile; ``known[k]`` the suit counts of
+    the cards the seat knows in the hand of seat ``(seat + k) % n`` (``known[0]`` is all
+    zeros); the deck's content while this seat decides a Vision and the cards it has
+    picked in a step-by-step discard (zeros otherwise); the ability being resolved.
+    The same filter as :func:`view_of` (tests check that they agree)."""
+    if not (isinstance(seat, int) and 0 <= seat < g.n):
+        raise ValueError(f"seat must be 0..{g.n - 1}, got {seat!r}")
+    hands = g.hands
+    knower = g._knower
+    bit = 1 << seat
+    n = g.n
+    known = [[0] * 8]
+    for k in range(1, n):
+        known.append(suit_counts([c for c in hands[(seat + k) % n] if knower[c] & bit]))
+    searching = selecting = [0] * 8
+    if not g.over and seat == g._dplayer:
+        if g._dkind == DecisionKind.VISION:
+            searching = suit_counts(g.deck)
+        selecting = suit_counts(g._selected)
+    return (suit_counts(hands[seat]), suit_counts(g.discard), known, searching, selecting, g._ability)
+
+
+_SUIT_BYTES = bytes(SUIT_OF) + bytes(256 - len(SUIT_OF))
+
+
+def suit_counts(cards: list[int]) -> list[int]:
+    """Counts per suit of card ids (a hot path of RL encodings: a loop for a hand, one C
+    pass per suit for a pile)."""
+    if len(cards) < 16:
+        out = [0] * 8
+        for c in cards:
+            out[SUIT_OF[c]] += 1
+        return out
+    b = bytes(cards).translate(_SUIT_BYTES)
+    return [b.count(0), b.count(1), b.count(2), b.count(3), b.count(4), b.count(5), b.count(6), b.count(7)]

@@ -38,7 +38,7 @@ import gymnasium
 import numpy as np
 
 from ..bots import Bot, RandomBot, make_bot
-from ..engine import NUM_ACTIONS, Game, RuleSet, describe_id
+from ..engine import NUM_ACTIONS, Game, RuleSet, Termination, describe_id
 from .encoding import OBS_HIGH, encode_game, obs_size, render_table
 from .pettingzoo import _rules
 
@@ -104,10 +104,11 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         g = self.game
         assert g is not None
         info: dict[str, Any] = {"seat": self.seat, "turn": g.turn}
-        if g.is_over:
-            info["winner"] = g.winner
-            info["drawn"] = list(g.drawn)
-            info["turn_limit"] = g.winner is None
+        outcome = g.outcome()
+        if outcome is not None:
+            info["winner"] = outcome.winner
+            info["drawn"] = list(outcome.drawn)
+            info["turn_limit"] = outcome.termination is Termination.TURN_LIMIT
         return info
 
     def _play_opponents(self) -> None:

@@ -164,7 +164,8 @@ class _ScriptedChance:
 
 def _event_key(e: Event, seat: int) -> str:
     r = e.for_seat(seat)
-    return f"{r.kind}/{r.player}/{r.target}/{r.ability}/{r.cards}/{r.count}/{r.amount}/{r.secret}/{r.seats}"
+    return (f"{r.kind}/{r.player}/{r.target}/{r.ability}/{r.cards}/{r.count}/{r.amount}/{r.secret}/{r.seats}"
+            f"/{r.phase}/{r.turn}/{r.extra}/{r.source}")
 
 
 class _Core:
@@ -462,8 +463,10 @@ class CivLiteObserver:
         row[1] = 0.0 if e.player is None else (e.player - seat) % n + 1
         row[2] = 0.0 if e.target is None else (e.target - seat) % n + 1
         row[3] = self._ability_num.get(e.ability, 0) if e.ability else 0
-        row[4] = e.count
-        row[5] = e.amount
+        # numbers of the event: cards moved (or, for a turn's start, whether it is an extra
+        # turn) and CT (or the turn's number), as in the first version of this record
+        row[4] = e.count or float(e.extra)
+        row[5] = e.amount or e.turn
         for card in e.cards:
             row[6 + SUIT_OF[card]] += 1.0
         for card in e.secret:

@@ -42,7 +42,7 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..engine import NUM_ACTIONS, Event, Game, RuleSet, describe_id
+from ..engine import NUM_ACTIONS, Event, Game, RuleSet, Termination, describe_id
 from .encoding import OBS_HIGH, encode_game, obs_size, render_table
 
 __all__ = ["CivLiteAECEnv", "env", "raw_env"]
@@ -142,15 +142,17 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         events = g.apply_id(aid, check=False)
         if self.render_mode:
             self._last_events = events
-        if g.is_over:
+        outcome = g.outcome()
+        if outcome is not None:
             self._legal = []
-            ret = g.returns()
-            limit = g.winner is None  # the turn limit (R8.2) is the only ending without a winner
+            ret = outcome.returns()
+            limit = outcome.termination is Termination.TURN_LIMIT  # R8.2: truncation, not termination
             for a in self.agents:
                 self.rewards[a] = ret[self.agent_name_mapping[a]]
                 self.terminations[a] = not limit
                 self.truncations[a] = limit
-                self.infos[a] = {"winner": g.winner, "drawn": list(g.drawn), "turns": g.turn, "turn_limit": limit}
+                self.infos[a] = {"winner": outcome.winner, "drawn": list(outcome.drawn), "turns": g.turn,
+                                 "turn_limit": limit}
             self._accumulate_rewards()
         else:
             self._legal = g.legal_ids()

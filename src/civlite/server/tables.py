@@ -619,9 +619,11 @@ class Manager:
         """Once the game is over, every hand and CT is public (as the record is)."""
         if not t.game.is_over:
             return None
+        outcome = t.game.outcome()
+        assert outcome is not None
         truth = t.game.state_json()
-        return {"hands": [p["hand"] for p in truth["players"]], "ct": [p["ct"] for p in truth["players"]],
-                "winner": t.game.winner, "drawn": list(t.game.view(None).drawn)}
+        return {"hands": [p["hand"] for p in truth["players"]], "ct": list(outcome.ct),
+                "winner": outcome.winner, "drawn": list(outcome.drawn), "outcome": outcome.to_json()}
 
     def replay_json(self, t: Table, seat: int | None) -> dict[str, Any]:
         """A finished game step by step as ``seat`` saw it (``None``: a spectator): each action's

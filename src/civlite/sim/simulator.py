@@ -133,7 +133,10 @@ def play_game(cfg: SimConfig, index: int) -> dict[str, Any]:
     line: dict[str, Any] = game.record().to_json()
     line["index"] = index
     line["bots"] = specs
-    line["stats"] = {"turns": game.turn, "winner": game.winner, "drawn": list(game.drawn),
+    outcome = game.outcome()
+    assert outcome is not None
+    line["stats"] = {"turns": game.turn, "winner": outcome.winner, "drawn": list(outcome.drawn),
+                     "termination": outcome.reason,
                      "ct": ct_by_turn, "abilities": abilities, "melds": melds}
     return line
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -206,19 +205,13 @@ class Choice:
     target: int | None = None
 
 
-_SEAT = re.compile(r"\bseat (\d+)\b")
-
-
 def event_line(event: Event, seat: int | None, names: Sequence[str] | None = None) -> str:
     """One log line as ``seat`` may read it; ``None`` is a spectator (public facts only).
     ``names``: the players' names, used instead of "seat N".
 
-    (``Event.describe(None)`` is the whole truth, so the event is redacted first.)
+    (``Event.describe`` redacts the event for that reader.)
     """
-    line = event.for_seat(seat).describe(seat)
-    if not names:
-        return line
-    return _SEAT.sub(lambda m: names[int(m[1])] if int(m[1]) < len(names) else m[0], line)
+    return event.describe(seat, names=names or None)
 
 
 def loggable(events: Sequence[Event]) -> list[Event]:

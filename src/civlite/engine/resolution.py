@@ -1,0 +1,237 @@
+"""How decisions resolve: card movements, abilities and their effects, melds and
+discards (R3, R5, R6, R7, R4.4). :class:`Resolution` is a part of
+:class:`~civlite.engine.Game` (its base class): ``Game`` holds the state and the flow
+of a turn, and calls these when a decision is answered; the effect primitives
+(:mod:`.effects`) call them too.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .decisions import DecisionKind
+from .effects import ALL
+from .events import Event, make_event
+from .rules import Ability
+from .state import GameState
+
+_FALL = DecisionKind.FALL_DISCARD
+_VISION = DecisionKind.VISION
+
+
+class Resolution(GameState):
+    """Card movements and the resolution of abilities, melds and discards."""
+
+    __slots__ = ()
+
+    # the flow of a turn (``Game``)
+    def _ask_meld(self) -> None:
+        raise NotImplementedError
+
+    def _enter_fall(self) -> None:
+        raise NotImplementedError
+
+    def _end_turn(self) -> None:
+        raise NotImplementedError
+
+    # -- card movements -----------------------------------------------------------
+    def _refill(self) -> bool:
+        """R3.1: shuffle the discard pile into an empty deck. False if both are empty."""
+        if not self.discard:
+            return False
+        self.deck = self.discard
+        self.discard = []
+        if self.chance is not None:
+            self.chance.shuffle(self.deck)
+        else:
+            _shuffle(self._own_rng(), self.deck)
+        self._ev.append(Event("reshuffle", "R3.1", count=len(self.deck), phase=self.phase))
+        return True
+
+    def _draw(self, p: int, k: int, rule: str, ability: str | None = None) -> None:
+        got: list[int] = []
+        deck = self.deck
+        knower = self._knower
+        for _ in range(k):
+            if not deck:
+                if not self._refill():
+                    break
+                deck = self.deck
+            c = deck.pop() if self.chance is None else deck.pop(self.chance.draw(deck))
+            knower[c] = 0
+            got.append(c)
+        self.hands[p].extend(got)
+        self._ev.append(make_event(("draw", rule, p, None, ability, (), len(got), 0, tuple(got), (p,), (),
+                                    self.phase, 0, False, None)))
+
+    def _own_rng(self) -> random.Random:
+        """The random source, copied first if a clone still shares it (copy on write)."""
+        if self._rng_shared:
+            rng = random.Random.__new__(random.Random)
+            rng.setstate(self.rng.getstate())
+            self.rng = rng
+            self._rng_shared = False
+        return self.rng
+
+    def _draw_quiet(self, p: int, k: int) -> None:
+        for _ in range(k):
+            if not self.deck:
+                break
+            deck = self.deck
+            self.hands[p].append(deck.pop() if self.chance is None else deck.pop(self.chance.draw(deck)))
+
+    def _remove_from_hand(self, p: int, ids: list[int]) -> None:
+        hand = self.hands[p]
+        for c in ids:
+            hand.remove(c)
+
+    def _gain(self, p: int, amount: int, rule: str, ability: str | None) -> None:
+        if self.supply is not None:
+            amount = min(amount, self.supply)
+            self.supply -= amount
+        self.ct[p] += amount
+        self._ev.append(make_event(("gain_ct", rule, p, None, ability, (), 0, amount, (), (), (),
+                                    self.phase, 0, False, None)))
+        self._check_win(p)
+
+    def _check_win(self, p: int) -> None:
+        if self.ct[p] >= self.rules.victory_ct:
+            self.over = True
+            self.winner = p
+            self._ability = None
+            self._ev.append(Event("win", "R8.1", p, amount=self.ct[p], phase=self.phase))
+
+    # -- abilities (each effect resolves through the registry, :mod:`.effects`) --------
+    def _activate(self, ability: Ability, cards: list[int], target: int) -> None:
+        p = self.active
+        self._remove_from_hand(p, cards)
+        self.discard.extend(cards)  # R3.3: paid before the effect
+        self._ev.append(make_event(("activate", ability.rule, p, target if target >= 0 else None, ability.name,
+                                    tuple(cards), len(cards), 0, (), (), (), self.phase, 0, False, None)))
+        self._ability = ability
+        self._eff = 0
+        self._target = target
+        self._run_effects()
+
+    def _run_effects(self) -> None:
+        ability = self._ability
+        assert ability is not None
+        effects = ability.effects
+        while self._eff < len(effects):
+            e = effects[self._eff]
+            self._eff += 1
+            if e.run(self, ability, e.amount):
+                return  # waiting on a decision
+            if self.over:
+                return
+        self._ability = None
+        self._ask_meld()
+
+    def _ask_discard(self, who: int, amount: int, kind: DecisionKind) -> bool:
+        """A discard an effect asks of ``who``; taken at once when there is no choice."""
+        hand = self.hands[who]
+        k = len(hand) if amount == ALL else amount
+        self._decide(kind, who, k)
+        if k >= len(hand):  # R9.1 / R5.4: the whole hand, no choice
+            if hand:
+                self._discard_cards(who, list(hand))
+            return False
+        return True
+
+    def _ask_search(self, kind: DecisionKind, amount: int | None = None) -> bool:
+        """Vision / Foundations: ask for a card, or take it when there is one choice (R9.1)."""
+        if amount is not None:
+            self._dcount = amount
+        while self._dcount > 0:
+            if kind == _VISION:
+                if not self.deck:
+                    self._refill()  # R5.2
+                pile = self.deck
+            else:
+                pile = self.discard
+            if not pile:
+                self._dcount = 0
+                break
+            self._decide(kind, self.active, self._dcount)
+            if len(pile) > 1:
+                return True
+            self._take_one(pile[0])
+        if kind == _VISION:
+            if self.chance is not None:
+                self.chance.shuffle(self.deck)
+            else:
+                _shuffle(self._own_rng(), self.deck)
+            self._ev.append(Event("shuffle", "R5.2", self.active, ability=self._ability.name if self._ability else None,
+                                  phase=self.phase))
+        return False
+
+    def _take_one(self, cid: int) -> None:
+        p = self.active
+        ab = self._ability
+        assert ab is not None
+        if self._dkind == _VISION:
+            self.deck.remove(cid)
+            self._knower[cid] = 0
+            self._ev.append(Event("take", ab.rule, p, ability=ab.name, count=1, secret=(cid,), seen_by=(p,),
+                                  phase=self.phase, source="deck"))
+        else:
+            self.discard.remove(cid)
+            self._knower[cid] = (1 << self.n) - 1  # the discard pile is public (R3.2)
+            self._ev.append(Event("take", ab.rule, p, ability=ab.name, cards=(cid,), count=1,
+                                  phase=self.phase, source="discard"))
+        self.hands[p].append(cid)
+        self._dcount -= 1
+
+    def _take(self, cid: int) -> None:
+        kind = self._dkind
+        self._take_one(cid)
+        if self._ask_search(kind):
+            return
+        self._run_effects()
+
+    def _discard_cards(self, who: int, ids: list[int]) -> None:
+        self._remove_from_hand(who, ids)
+        self.discard.extend(ids)
+        if self._dkind == _FALL:
+            rule, name = "R4.4", None
+        else:
+            assert self._ability is not None
+            rule, name = self._ability.rule, self._ability.name
+        self._ev.append(make_event(("discard", rule, who, None, name, tuple(ids), len(ids), 0, (), (), (),
+                                    self.phase, 0, False, None)))
+
+    def _resolve_discard(self, ids: list[int]) -> None:
+        self._selected = []
+        if ids:
+            self._discard_cards(self._dplayer, ids)
+        if self._dkind == _FALL:
+            self._end_turn()
+        else:
+            self._run_effects()
+
+    def _meld(self, ids: list[int]) -> None:
+        p = self.active
+        r = self.rules
+        # R7.2: the 7 cards go to the discard pile, then the CT, then the draw; a meld
+        # that wins (R8.1) has left the hand and draws nothing
+        self._remove_from_hand(p, ids)
+        self.discard.extend(ids)
+        self._ev.append(Event("meld", "R7.2", p, cards=tuple(ids), count=len(ids), amount=r.meld_ct, phase=self.phase))
+        self._gain(p, r.meld_ct, "R7.2", None)
+        if self.over:
+            return
+        self._draw(p, r.meld_draw, "R7.2")
+        self._enter_fall()
+
+
+def _shuffle(rng: random.Random, pile: list[int]) -> None:
+    """Exactly ``rng.shuffle(pile)`` (the same permutation and random state after, so
+    records replay), without a Python call per card: reshuffles are a hot path."""
+    getrandbits = rng.getrandbits
+    for i in range(len(pile) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        pile[i], pile[j] = pile[j], pile[i]
