@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -150,7 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--json", action="store_true", help="print the results as JSON too")
+    ap.add_argument("--out", default="", help="write the results as JSON to this file (with the run's conditions)")
+    ap.add_argument("--note", default="", help="a word on the conditions, stored in --out")
     a = ap.parse_args(argv)
+    load_before = os.getloadavg()
     loops: dict[str, Loop] = {
         "engine": engine_loop(a.players),
         "pettingzoo_raw": pettingzoo_loop(a.players, wrapped=False),
@@ -175,11 +179,22 @@ def main(argv: list[str] | None = None) -> int:
         extra = ", ".join(f"{x} {y:,.0f}" for x, y in list(m.items())[1:] if not x.startswith("decisions_in"))
         ratio = f"  ({m[main_metric] / eng:.2f} x engine)" if k != "engine" else ""
         print(f"  {k:<15} {main_metric} {m[main_metric]:>10,.0f}{ratio}" + (f"; {extra}" if extra else ""))
-    if a.json:
+    if a.json or a.out:
         out: dict[str, Any] = {"players": a.players, "seconds": a.seconds, "rounds": a.rounds, "batch": a.batch,
                                "python": platform.python_version(), "medians": med, "runs": runs,
-                               "ratios_to_engine": {k: next(iter(m.values())) / eng for k, m in med.items()}}
-        print(json.dumps(out, indent=1))
+                               "ratios_to_engine": {k: next(iter(m.values())) / eng for k, m in med.items()},
+                               "conditions": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                              "cpus": os.cpu_count(), "nice": os.nice(0),
+                                              "affinity": sorted(os.sched_getaffinity(0)),
+                                              "load_avg_1m_before": round(load_before[0], 2),
+                                              "load_avg_1m_after": round(os.getloadavg()[0], 2),
+                                              "note": a.note}}
+        if a.json:
+            print(json.dumps(out, indent=1))
+        if a.out:
+            with open(a.out, "w", encoding="utf-8") as f:
+                json.dump(out, f, indent=1)
+                f.write("\n")
     return 0
 
 

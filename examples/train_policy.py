@@ -75,6 +75,68 @@ def export(model: Any, players: int, note: str) -> Network:
                             "note": note})
 
 
+def load_actor(model: Any, net: Network) -> None:
+    """Put a numpy :class:`Network`'s layers into the actor of a MaskablePPO ``MlpPolicy`` of
+    the same shape (to continue training a shipped or saved policy)."""
+    import torch
+
+    lins = [m for m in [*model.policy.mlp_extractor.policy_net, model.policy.action_net]
+            if isinstance(m, torch.nn.Linear)]
+    if len(lins) != len(net.layers):
+        raise ValueError(f"the network has {len(net.layers)} layers, the model's actor {len(lins)}: give --hidden to match")
+    with torch.no_grad():
+        for m, (w, b) in zip(lins, net.layers, strict=True):
+            if tuple(m.weight.shape) != w.T.shape:
+                raise ValueError(f"layer shape {w.shape} does not fit {tuple(m.weight.shape)}: give --hidden to match")
+            m.weight.copy_(torch.as_tensor(w.T))
+            m.bias.copy_(torch.as_tensor(b))
+
+
+def fit_critic(model: Any, net: Network, games: int, gamma: float, seed: int, epochs: int = 5) -> None:
+    """Fit the critic to the discounted returns of ``net`` (arg-max) against heuristic, so
+    that PPO's first updates of a loaded actor have sensible advantages."""
+    import torch
+
+    xs: list[np.ndarray] = []
+    rets: list[float] = []
+    for i in range(games):
+        g = Game(2, seed=seed + i)
+        me = i % 2
+        bot = make_bot("heuristic", seed=seed + i)
+        mine: list[np.ndarray] = []
+        while not g.is_over:
+            seat = g.to_move
+            assert seat is not None
+            legal = g.legal_ids()
+            if seat == me:
+                x = features(encode_game(g, seat))
+                a = legal[int(np.argmax(net.logits(x)[legal]))] if len(legal) > 1 else legal[0]
+                mine.append(x)
+            else:
+                a = bot.act(g.view(seat), legal)
+            g.apply_id(a, check=False)
+        r = g.returns()[me]
+        xs += mine
+        rets += [r * gamma ** (len(mine) - 1 - j) for j in range(len(mine))]
+    x_t = torch.as_tensor(np.array(xs))
+    r_t = torch.as_tensor(np.array(rets, np.float32))
+    pol = model.policy
+    params = [*pol.mlp_extractor.value_net.parameters(), *pol.value_net.parameters()]
+    opt = torch.optim.Adam(params, lr=1e-3)
+    for ep in range(epochs):
+        perm = torch.randperm(len(r_t))
+        tot = 0.0
+        for k in range(0, len(r_t), 512):
+            idx = perm[k:k + 512]
+            _, lat_vf = pol.mlp_extractor(x_t[idx])
+            loss = torch.nn.functional.mse_loss(pol.value_net(lat_vf).squeeze(-1), r_t[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            tot += float(loss.detach()) * len(idx)
+        print(f"critic epoch {ep + 1}: squared error {tot / len(r_t):.3f} on {len(r_t)} decisions", flush=True)
+
+
 def evaluate(net: Network, games: int, opponent: str = "heuristic", seed: int = 10_000_000) -> float:
     """Score (win 1, draw 1/2) of the arg-max policy against ``opponent`` over ``games``
     2-player games, seats alternated, the same deals every time."""
@@ -180,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--imitate-games", type=int, default=0,
                     help="first clone the heuristic on this many of its self-play games (0: start from scratch)")
     ap.add_argument("--imitate-epochs", type=int, default=10)
+    ap.add_argument("--init", default="", help="start the actor from this .npz (e.g. the shipped policy); "
+                    "the critic is first fitted on --critic-games of its games against heuristic")
+    ap.add_argument("--critic-games", type=int, default=300)
     ap.add_argument("--out", default="policy.npz", help="where the best network so far is written")
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
     a = ap.parse_args(argv)
@@ -224,6 +289,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"imitation data: {a.imitate_games} games, {len(data[1])} decisions ({time.perf_counter() - t0:.0f}s)",
               flush=True)
         imitate(model, data, a.imitate_epochs)
+        checkpoint(0)
+    if a.init:
+        init = Network.load(a.init)
+        load_actor(model, init)
+        fit_critic(model, init, a.critic_games, a.gamma, seed=a.seed * 1_000_003 + 30_000_000)
         checkpoint(0)
 
     class Budget(BaseCallback):
