@@ -6,7 +6,8 @@ same deals for every pair); a Bradley–Terry model is fitted to all the results
 once (a draw counts half a win to each side; one virtual draw per pair keeps a pair
 that never lost finite) and its strengths are printed as Elo ratings
 (400·log10), ``random`` anchored at 0. The ± column is one standard error from the
-fit's curvature (the Fisher information, the anchor held fixed).
+fit's curvature (the Fisher information) of each rating's difference from
+``--se-anchor``'s (default ``heuristic``).
 
     nice -n 10 .venv/bin/python benchmarks/ladder.py --games 40 \\
         --out benchmarks/results/ladder
@@ -107,7 +108,7 @@ def _inverse(m: list[list[float]]) -> list[list[float]]:
 
 
 def table(names: Sequence[str], elo: dict[str, float], se: dict[str, float],
-          results: dict[tuple[str, str], tuple[float, int]]) -> str:
+          results: dict[tuple[str, str], tuple[float, int]], se_ref: str = "") -> str:
     """The ladder as a Markdown table, best first."""
     score = dict.fromkeys(names, 0.0)
     played = dict.fromkeys(names, 0)
@@ -116,7 +117,8 @@ def table(names: Sequence[str], elo: dict[str, float], se: dict[str, float],
         score[b] += n - s
         played[a] += n
         played[b] += n
-    lines = ["| rank | bot | Elo | ± | games | score |", "|---:|---|---:|---:|---:|---:|"]
+    pm = f"± vs `{se_ref}`" if se_ref else "±"
+    lines = [f"| rank | bot | Elo | {pm} | games | score |", "|---:|---|---:|---:|---:|---:|"]
     for r, n in enumerate(sorted(names, key=lambda x: -elo[x]), 1):
         lines.append(f"| {r} | `{n}` | {elo[n]:.0f} | {se[n]:.0f} | {played[n]} | "
                      f"{score[n] / max(1, played[n]):.1%} |")
@@ -148,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", default="", help="directory for ladder.json, ladder.md and each pair's run")
+    ap.add_argument("--se-anchor", default="heuristic", help="the ± column: standard error of the difference from this bot")
     ap.add_argument("--resume", action="store_true", help="keep the games each pair's run directory already has")
     a = ap.parse_args(argv)
     names = [s.strip() for s in a.bots.split(";") if s.strip()]
@@ -161,13 +164,18 @@ def main(argv: list[str] | None = None) -> int:
         results[(x, y)] = (s, n)
         pairs.append({"a": x, "b": y, "games": n, "score_a": s, "seconds": round(sec, 1)})
         print(f"{x:>24} vs {y:<24} {s:5.1f}/{n}  ({sec:.0f}s)", flush=True)
-    elo, se = fit_bradley_terry(names, results, anchor="random" if "random" in names else None)
-    md = table(names, elo, se, results)
+    elo, _ = fit_bradley_terry(names, results, anchor="random" if "random" in names else None)
+    # the ± are of each rating's difference from --se-anchor's (random, which never wins,
+    # is the zero of the scale but a poor reference for the uncertainty of the others)
+    ref = a.se_anchor if a.se_anchor in names else names[0]
+    _, se = fit_bradley_terry(names, results, anchor=ref)
+    md = table(names, elo, se, results, ref)
     print(md)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         doc = {"bots": names, "games_per_pair": a.games, "seed": a.seed, "players": 2,
                "model": "Bradley-Terry, Elo = 400 log10 strength, one virtual draw per pair, random = 0",
+               "se_of_difference_from": ref,
                "elo": elo, "se": se, "pairs": pairs, "seconds": round(time.perf_counter() - t0, 1),
                "python": platform.python_version()}
         (out / "ladder.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
