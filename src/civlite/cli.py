@@ -322,7 +322,7 @@ def ablate(
 
 @app.command()
 def tune(
-    space: Annotated[Path, typer.Argument(help="tuning space TOML: [tune], [goal] and [[param]] (see civlite.sim.tune)")],
+    space: Annotated[Path, typer.Argument(help="tuning space TOML: a tune table, a goal table and param tables (see examples/tune/ and civlite.sim.tune)")],
     out: Annotated[Path, typer.Option(help="output directory (best-N.toml, tune.json, tune.md)")] = Path("tune-out"),
     trials: Annotated[Optional[int], typer.Option(help="variants to try (overrides the file)")] = None,
     games: Annotated[Optional[int], typer.Option("--games", "-n", help="most games per variant (overrides the file)")] = None,
