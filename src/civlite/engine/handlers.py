@@ -38,6 +38,7 @@ from .codec import (
     take_id,
 )
 from .decisions import DecisionKind
+from .events import make_event
 from .rules import Ability
 
 if TYPE_CHECKING:
@@ -221,9 +222,9 @@ class ActionHandler(Handler):
 
     def apply_id(self, g: Game, aid: int) -> None:
         p = g._dplayer
-        if aid == PASS_ID:
+        if aid == PASS_ID:  # the hot path of simulations: the pass event built here (as ``g._pass``)
             g._actions.append(_PASS)
-            g._pass("R4.2")
+            g._ev.append(make_event(("pass", "R4.2", p, None, None, (), 0, 0, (), (), (), "action", 0, False, None)))
             g._ask_meld()
             return
         advanced = aid >= ADVANCED_BASE
@@ -339,7 +340,8 @@ class MeldHandler(Handler):
     def apply_id(self, g: Game, aid: int) -> None:
         if aid == PASS_ID:
             g._actions.append(_PASS)
-            g._pass("R4.3")
+            g._ev.append(make_event(("pass", "R4.3", g._dplayer, None, None, (), 0, 0, (), (), (), "meld", 0, False,
+                                     None)))
             g._enter_fall()
             return
         hand = g.hands[g._dplayer]

@@ -52,12 +52,13 @@ class Resolution(GameState):
         got: list[int] = []
         deck = self.deck
         knower = self._knower
+        chance = self.chance
         for _ in range(k):
             if not deck:
                 if not self._refill():
                     break
                 deck = self.deck
-            c = deck.pop() if self.chance is None else deck.pop(self.chance.draw(deck))
+            c = deck.pop() if chance is None else deck.pop(chance.draw(deck))
             knower[c] = 0
             got.append(c)
         self.hands[p].extend(got)
