@@ -634,3 +634,62 @@ def test_a_seat_holder_replaces_the_invite_link_and_the_old_tab_is_shut_out(brow
         c.close()
     finally:
         srv.stop()
+
+
+def test_the_page_that_asked_for_a_new_link_plays_on_when_the_old_socket_is_revoked_late(browser: Any, tmp_path: Any) -> None:
+    """The server tells the old link's sockets they are revoked, and the page that asked may hear
+    that after the answer to its request (under load it did: the page said it could not join).
+    Here the page's socket frames and its close are held until the new link is shown."""
+    srv = ServerProc(f"sqlite:///{tmp_path / 'late.db'}", bot_delay=0.05).start()
+    try:
+        t = srv.create([{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}], seed=2)
+        page = browser.new_context(viewport=DESKTOP).new_page()
+        errors = watch(page)
+        held: list[Any] = []
+        hold: dict[str, Any] = {"on": False, "routes": []}
+
+        def route(ws: Any) -> None:
+            server = ws.connect_to_server()
+            hold["routes"].append(ws)
+            ws.on_message(lambda m: server.send(m))
+
+            def down(m: Any) -> None:
+                if hold["on"]:
+                    held.append((ws, m))
+                else:
+                    ws.send(m)
+
+            def closed(code: Any, reason: Any) -> None:
+                if hold["on"]:
+                    held.append((ws, None))
+                else:
+                    ws.close()
+            server.on_message(down)
+            server.on_close(closed)
+
+        page.route_web_socket("**/ws", route)
+        page.goto(srv.url + t["seats"][0]["invite"])
+        page.wait_for_selector("[data-testid=decision][data-kind=action]")
+        hold["on"] = True
+        page.click("details.menu summary")
+        page.click("[data-testid=new-invite]")
+        page.locator("[data-testid=new-invite-link]").wait_for()  # the answer came; the revoke is held
+        deadline = time.monotonic() + 10
+        while not any(m is not None and "revoked" in str(m) for _, m in held):
+            assert time.monotonic() < deadline, held
+            page.wait_for_timeout(50)
+        hold["on"] = False
+        for ws, m in held:  # now the page hears the revoke (and the close) of its old socket
+            if m is None:
+                ws.close()
+            else:
+                ws.send(m)
+        page.wait_for_timeout(500)
+        assert page.locator("[data-testid=join-error]").count() == 0, page.inner_text("main")
+        page.wait_for_selector("[data-testid=decision][data-kind=action]")
+        assert step(page, {"pay-late": True}, "late")  # it plays on with the new link
+        page.wait_for_function("document.querySelector('[data-testid=log]').innerText.includes('Ann (you) paid')"
+                               " || document.querySelector('[data-testid=log]').innerText.includes('Ann (you) passed')")
+        assert errors == [], errors
+    finally:
+        srv.stop()

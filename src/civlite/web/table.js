@@ -79,11 +79,12 @@ export class TableConn {
     this.opts.setStatus("connecting…");
     ws.onopen = () => {
       this.backoff = 300;
+      ws.helloToken = this.token || null; // the link this socket speaks for
       ws.send(JSON.stringify({ v: PROTOCOL, type: "hello", table: this.id, token: this.token || null }));
     };
-    ws.onmessage = (ev) => this.onMessage(JSON.parse(ev.data));
+    ws.onmessage = (ev) => this.onMessage(JSON.parse(ev.data), ws);
     ws.onclose = () => {
-      if (this.closed) return;
+      if (this.closed || ws !== this.ws) return; // a socket already replaced by a newer one
       if (this.reissuing) { this.reconnectAfter = true; return; } // reconnects with the new link
       this.opts.setStatus("connection lost, reconnecting…", true);
       setTimeout(() => this.connect(), this.backoff);
@@ -118,7 +119,7 @@ export class TableConn {
     }
   }
 
-  onMessage(m) {
+  onMessage(m, ws = this.ws) {
     const me = () => this.seat;
     switch (m.type) {
       case "welcome": {
@@ -169,10 +170,15 @@ export class TableConn {
         if (m.id) this.outbox.delete(m.id);
         this.busy = this.outbox.size > 0;
         if (m.code === "stale" && this.autoIds.has(m.id)) return; // an automatic pass made twice: nothing to tell
+        if (m.code === "revoked" && (this.reissuing || (ws.helloToken && ws.helloToken !== this.token))) {
+          // this page asked for the new link (the word may come before or after its answer): the
+          // old socket ends and the page goes on with the new link
+          if (!this.reissuing && ws === this.ws) ws.close();
+          return;
+        }
         // engine messages count seats from 0 ("seat 0's meld"): name the players instead
         this.error = PLAIN_ERRORS[m.code] || sentenceText(m.message, (x) => this.name(x), this.seat);
         this.say(this.error);
-        if (m.code === "revoked" && this.reissuing) return; // this page asked for the new link
         if (m.code === "bad_token" || m.code === "no_table" || m.code === "revoked") {
           this.fatal = m.message; this.closed = true; this.ws.close(); this.opts.setStatus("cannot join", true);
           this.opts.draw();
