@@ -77,7 +77,6 @@ _VISION = DecisionKind.VISION
 _H_ACTION = HANDLERS[_ACTION]
 _H_MELD = HANDLERS[_MELD]
 _H_FALL = HANDLERS[_FALL]
-_NO_DISCARD = frozenset({DecisionKind.ACTION, DecisionKind.MELD, DecisionKind.VISION, DecisionKind.FOUNDATIONS})
 
 
 class GameOverError(IllegalActionError):
@@ -207,8 +206,8 @@ class Game(Resolution):
         """The one decision the game waits on, or ``None`` once it is over."""
         if self.over:
             return None
-        ab = self._ability.name if self._ability is not None and self._dkind not in (_ACTION, _MELD, _FALL) else None
-        return Decision(self._dplayer, self._dkind, self._dcount, ab)
+        ab = self._ability.name if self._ability is not None and self._h.kind not in (_ACTION, _MELD, _FALL) else None
+        return Decision(self._dplayer, self._h.kind, self._dcount, ab)
 
     @property
     def to_move(self) -> int | None:
@@ -217,7 +216,7 @@ class Game(Resolution):
     @property
     def pending_kind(self) -> DecisionKind | None:
         """``pending.kind`` without building the :class:`Decision` (for search loops)."""
-        return None if self.over else self._dkind
+        return None if self.over else self._h.kind
 
     @property
     def pending_count(self) -> int:
@@ -227,7 +226,7 @@ class Game(Resolution):
     @property
     def is_discard_decision(self) -> bool:
         """Whether the pending decision is a ``*_discard`` (taken in compact steps)."""
-        return not self.over and self._dkind not in _NO_DISCARD
+        return not self.over and self._h.is_discard
 
     @property
     def discard_steps_left(self) -> int:
@@ -291,7 +290,7 @@ class Game(Resolution):
         p = self._dplayer
         if action.player is not None and action.player != p:
             raise IllegalActionError(
-                f"seat {action.player} may not decide now: the pending decision is seat {p}'s {self._dkind}",
+                f"seat {action.player} may not decide now: the pending decision is seat {p}'s {self._h.kind}",
                 "R9.2",
             )
         self._ev = []
@@ -353,7 +352,7 @@ class Game(Resolution):
             if aid not in self._h.legal_ids(self):
                 raise IllegalActionError(
                     f"compact action {aid} ({describe_id(aid)}) is not legal for seat {self._dplayer}'s "
-                    f"{self._dkind} now", "R9.2"
+                    f"{self._h.kind} now", "R9.2"
                 )
         ev: list[Event] = []
         self._ev = ev
@@ -396,7 +395,6 @@ class Game(Resolution):
 
     def _ask_action(self) -> None:
         self.phase = "action"
-        self._dkind = _ACTION
         self._h = _H_ACTION
         self._dplayer = self.active
         self._dcount = 0
@@ -404,7 +402,6 @@ class Game(Resolution):
 
     def _ask_meld(self) -> None:
         self.phase = "meld"
-        self._dkind = _MELD
         self._h = _H_MELD
         self._dplayer = self.active
         self._dcount = 0
@@ -416,7 +413,6 @@ class Game(Resolution):
         excess = len(self.hands[p]) - self.rules.hand_limit
         if excess > 0:
             self._ability = None
-            self._dkind = _FALL
             self._h = _H_FALL
             self._dplayer = p
             self._dcount = excess

@@ -53,6 +53,8 @@ class Handler:
     __slots__ = ("kind",)
     #: what answers it, for error messages
     answers: str = ""
+    #: whether it is a ``*_discard`` (taken in compact steps, one card each)
+    is_discard: bool = False
 
     def __init__(self, kind: DecisionKind) -> None:
         self.kind = kind
@@ -438,6 +440,7 @@ class DiscardHandler(Handler):
 
     __slots__ = ("rule",)
     answers = "discard"
+    is_discard = True
 
     def __init__(self, kind: DecisionKind, rule: str) -> None:
         super().__init__(kind)

@@ -170,7 +170,7 @@ class Resolution(GameState):
         p = self.active
         ab = self._ability
         assert ab is not None
-        if self._dkind == _VISION:
+        if self._h.kind == _VISION:
             self.deck.remove(cid)
             self._knower[cid] = 0
             self._ev.append(Event("take", ab.rule, p, ability=ab.name, count=1, secret=(cid,), seen_by=(p,),
@@ -184,7 +184,7 @@ class Resolution(GameState):
         self._dcount -= 1
 
     def _take(self, cid: int) -> None:
-        kind = self._dkind
+        kind = self._h.kind
         self._take_one(cid)
         if self._ask_search(kind):
             return
@@ -193,7 +193,7 @@ class Resolution(GameState):
     def _discard_cards(self, who: int, ids: list[int]) -> None:
         self._remove_from_hand(who, ids)
         self.discard.extend(ids)
-        if self._dkind == _FALL:
+        if self._h.kind == _FALL:
             rule, name = "R4.4", None
         else:
             assert self._ability is not None
@@ -205,7 +205,7 @@ class Resolution(GameState):
         self._selected = []
         if ids:
             self._discard_cards(self._dplayer, ids)
-        if self._dkind == _FALL:
+        if self._h.kind == _FALL:
             self._end_turn()
         else:
             self._run_effects()

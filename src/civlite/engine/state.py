@@ -30,7 +30,7 @@ class GameState:
     """The fields of a game (see :class:`~civlite.engine.Game` for the API)."""
 
     __slots__ = (
-        "_ability", "_actions", "_dcount", "_decision", "_dkind", "_dplayer", "_eff", "_ev", "_first",
+        "_ability", "_actions", "_dcount", "_decision", "_dplayer", "_eff", "_ev", "_first",
         "_first_rises", "_h", "_knower", "_opts", "_rng_shared", "_selected", "_start", "_target",
         "active", "chance", "ct", "deck", "discard", "drawn", "extra_turn", "hands", "n", "names",
         "opening_events", "over", "phase", "rng", "rules", "seed", "supply", "turn", "universe", "winner",
@@ -63,8 +63,7 @@ class GameState:
     chance: ChanceSource | None
     _knower: list[int]
     _opts: tuple[tuple[int, int, tuple[int, ...]], ...]  # (suit, cost, compact ids) per ability
-    _dkind: DecisionKind
-    _h: Handler  # the pending decision's handler (``HANDLERS[_dkind]``)
+    _h: Handler  # the pending decision's handler; its ``kind`` is the pending kind
     _decision: int
     _dplayer: int
     _dcount: int
@@ -119,7 +118,6 @@ class GameState:
 
     def _decide(self, kind: DecisionKind, player: int, count: int) -> None:
         """Make ``kind`` the pending decision, of ``player``, for ``count`` cards."""
-        self._dkind = kind
         self._h = HANDLERS[kind]
         self._dplayer = player
         self._dcount = count
@@ -194,7 +192,6 @@ class GameState:
         g.universe = self.universe
         g._knower = self._knower[:]
         g._opts = self._opts
-        g._dkind = self._dkind
         g._h = self._h
         g._dplayer = self._dplayer
         g._dcount = self._dcount

@@ -210,7 +210,7 @@ def view_counts(g: Game, seat: int) -> tuple[list[int], list[int], list[list[int
         known.append(suit_counts([c for c in hands[(seat + k) % n] if knower[c] & bit]))
     searching = selecting = [0] * 8
     if not g.over and seat == g._dplayer:
-        if g._dkind == DecisionKind.VISION:
+        if g._h.kind == DecisionKind.VISION:
             searching = suit_counts(g.deck)
         selecting = suit_counts(g._selected)
     return (suit_counts(hands[seat]), suit_counts(g.discard), known, searching, selecting, g._ability)
