@@ -226,3 +226,11 @@ def test_no_module_outside_the_engine_sets_private_game_fields() -> None:
                         and isinstance(t.value, ast.Name) and t.value.id in ("g", "game", "world", "state")):
                     offenders.append(f"{path.relative_to(SRC)}:{node.lineno} sets {t.value.id}.{t.attr}")
     assert offenders == []
+
+
+def test_a_game_is_all_slots() -> None:
+    """Every field is a slot (no ``__dict__``: clone() copies a fixed set, typos fail)."""
+    g = Game(players=2, seed=1)
+    assert not hasattr(g, "__dict__")
+    with pytest.raises(AttributeError):
+        g.no_such_field = 1  # type: ignore[attr-defined]

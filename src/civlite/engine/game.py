@@ -92,6 +92,8 @@ class Game(Resolution):
     >>> events = g.apply(Pass())
     """
 
+    __slots__ = ()  # every field is a slot of GameState (no __dict__)
+
     def __init__(
         self,
         players: int | Sequence[str] = 2,
