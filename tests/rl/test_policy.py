@@ -104,6 +104,11 @@ def test_weights_round_trip_and_bad_files_are_named(tmp_path: Path) -> None:
     again = Network.load(p)
     x = features(encode_game(Game(2, seed=1), 0))
     assert np.allclose(net.logits(x), again.logits(x))
+    half = tmp_path / "half.npz"
+    net.save(half, half=True)
+    small = Network.load(half)
+    assert small.layers[0][0].dtype == np.float32 and half.stat().st_size < p.stat().st_size
+    assert np.allclose(net.logits(x), small.logits(x), atol=0.05)
     bot = make_bot(f"policy:weights={p}", seed=0)
     assert "weights=" in bot.spec
     with pytest.raises(ValueError, match="not found"):

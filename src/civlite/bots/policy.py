@@ -67,11 +67,13 @@ class Network:
                 k += 1
         return cls(layers, meta)
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | Path, half: bool = False) -> None:
+        """Write the layers (``half``: as float16, half the size; loaded back as float32)."""
+        dt = np.float16 if half else np.float32
         arrays: dict[str, np.ndarray] = {"meta": np.array(json.dumps(self.meta))}
         for k, (w, b) in enumerate(self.layers):
-            arrays[f"w{k}"] = w.astype(np.float32)
-            arrays[f"b{k}"] = b.astype(np.float32)
+            arrays[f"w{k}"] = w.astype(dt)
+            arrays[f"b{k}"] = b.astype(dt)
         np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
     def logits(self, x: np.ndarray) -> np.ndarray:
