@@ -124,7 +124,8 @@ def test_sqlite_made_read_only_mid_game(tmp_path: Path, caplog: pytest.LogCaptur
         asyncio.run(outage(store, brk, mend, lambda: Store(url), bot_delay=0.3))
     store.close()
     assert any("not stored" in r.getMessage() for r in caplog.records)
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    # the server's own errors (the test's websockets client may log a keepalive timeout of its own)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("civlite")], caplog.text
 
 
 @pytest.mark.postgres
@@ -135,7 +136,8 @@ def test_postgresql_stopped_and_started_mid_game(pg_cluster: PgCluster, caplog: 
     store.close()
     assert any("not stored" in r.getMessage() for r in caplog.records)
     assert any("bot move refused" in r.getMessage() for r in caplog.records)  # and it was tried again
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    # the server's own errors (the test's websockets client may log a keepalive timeout of its own)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("civlite")], caplog.text
 
 
 def test_a_table_that_does_not_load_is_reported_and_skipped(db_url: str, caplog: pytest.LogCaptureFixture) -> None:
