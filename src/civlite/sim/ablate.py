@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import RuleSet
+from .compare import _bot_counts
 from .paths import set_path
 from .simulator import SimConfig, run_local, run_ray
 from .stats import diff_ci, mean_diff_ci, wilson
@@ -45,14 +46,7 @@ def _play(rules: RuleSet, bots: Sequence[str], players: int, games: int, seed: i
 def _figures(lines: Sequence[dict[str, Any]]) -> dict[str, Any]:
     decided = [ln for ln in lines if ln["stats"]["winner"] is not None]
     seat0 = sum(1 for ln in decided if ln["stats"]["winner"] == 0)
-    inst: dict[str, int] = {}
-    wins: dict[str, int] = {}
-    for ln in lines:
-        for spec in ln["bots"]:
-            inst[spec] = inst.get(spec, 0) + 1
-        w = ln["stats"]["winner"]
-        if w is not None:
-            wins[ln["bots"][w]] = wins.get(ln["bots"][w], 0) + 1
+    inst, wins = _bot_counts(lines)
     uses: dict[str, int] = {}
     for ln in lines:
         for acts in ln["stats"]["abilities"]:
