@@ -18,6 +18,16 @@ Loops (each counts *decisions*: one seat's compact action applied to a game):
   call (observation and mask for every game, every call): agent steps/s;
 * ``vector_env``: :class:`civlite.rl.vector.CivLiteVectorEnv` (``gymnasium.vector``),
   ``--batch`` learner-vs-``random`` games: learner steps/s and decisions/s.
+
+The single-game loops pick a uniformly random action among ``mask.nonzero()[0]`` (what
+an agent holding only the observation does; the engine loop picks among ``legal_ids()``).
+
+``breakdown`` (after the rounds) splits one agent step into its parts, in microseconds,
+timed phase by phase on the same functions the interfaces call: for a single game, the
+engine's decision (``legal_ids`` + ``apply_id``, from the engine loop), the observation
+(``encode_game``) and the mask (``MaskCache.mask``); for the batched games, per agent
+step: the engine (``apply_id``, new games, ``legal_ids``), ``encode_batch`` and the masks,
+the rest of ``BatchedGames.step`` being the bookkeeping.
 """
 
 from __future__ import annotations
@@ -35,10 +45,11 @@ from typing import Any
 import numpy as np
 
 from civlite.engine import Game
+from civlite.rl.encoding import MaskCache, encode_batch, encode_game
 from civlite.rl.gymnasium import SingleAgentEnv
 from civlite.rl.pettingzoo import env as pz_env
 from civlite.rl.pettingzoo import raw_env as pz_raw_env
-from civlite.rl.vector import BatchedGames, CivLiteVectorEnv
+from civlite.rl.vector import BatchedGames, CivLiteVectorEnv, _write_masks
 
 Loop = Callable[[float], dict[str, float]]
 
@@ -73,7 +84,7 @@ def pettingzoo_loop(players: int, wrapped: bool) -> Loop:
                 if term or trunc:
                     e.step(None)
                     continue
-                legal = np.flatnonzero(obs["action_mask"])
+                legal = obs["action_mask"].nonzero()[0]
                 e.step(int(legal[int(r.random() * len(legal))]))
                 n += 1
         return {"decisions_per_s": n / (time.perf_counter() - t0)}
@@ -91,7 +102,7 @@ def gymnasium_loop(players: int) -> Loop:
             obs, _ = e.reset(seed=r.getrandbits(62))
             done = False
             while not done:
-                legal = np.flatnonzero(obs["action_mask"])
+                legal = obs["action_mask"].nonzero()[0]
                 obs, _, term, trunc, _ = e.step(int(legal[int(r.random() * len(legal))]))
                 done = term or trunc
                 steps += 1
@@ -144,6 +155,66 @@ def vector_loop(players: int, batch: int) -> Loop:
     return run
 
 
+def single_breakdown(players: int, seconds: float) -> dict[str, float]:
+    """Microseconds per decision of ``encode_game`` and of the mask, timed on the states of
+    random games (each call timed alone; the timer's own cost subtracted)."""
+    r = random.Random(6)
+    masks = MaskCache()
+    clock = time.perf_counter_ns
+    t_enc = t_mask = t_zero = 0
+    n = 0
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        g = Game(players, seed=r.getrandbits(62))
+        while not g.over:
+            legal = g.legal_ids()
+            seat = g._dplayer
+            t0 = clock()
+            encode_game(g, seat)
+            t1 = clock()
+            masks.mask(legal)
+            t2 = clock()
+            t3 = clock()
+            t_enc += t1 - t0
+            t_mask += t2 - t1
+            t_zero += t3 - t2
+            g.apply_id(legal[int(r.random() * len(legal))], check=False)
+            n += 1
+    return {"encode_game_us": (t_enc - t_zero) / n / 1e3, "mask_us": (t_mask - t_zero) / n / 1e3}
+
+
+def batched_breakdown(players: int, batch: int, seconds: float) -> dict[str, float]:
+    """Microseconds per agent step of each phase of ``BatchedGames.step``, timed phase by phase."""
+    b = BatchedGames(batch, players, copy=False)
+    rng = np.random.default_rng(7)
+    _, mask, _ = b.reset(seed=7)
+    clock = time.perf_counter_ns
+    t_engine = t_enc = t_mask = 0
+    steps = 0
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        acts = _random_rows(mask, rng).tolist()
+        t0 = clock()
+        games = b.games
+        for i, g in enumerate(games):
+            g.apply_id(acts[i], False)
+            if g.over:
+                games[i] = b._new_game(b._rng.getrandbits(63))
+        b.legal = [g.legal_ids() for g in games]
+        t1 = clock()
+        encode_batch(games, [g._dplayer for g in games], b._obs)
+        t2 = clock()
+        _write_masks(b.legal, b._mask)
+        t3 = clock()
+        mask = b._mask
+        t_engine += t1 - t0
+        t_enc += t2 - t1
+        t_mask += t3 - t2
+        steps += batch
+    return {"engine_us": t_engine / steps / 1e3, "encode_batch_us": t_enc / steps / 1e3,
+            "masks_us": t_mask / steps / 1e3}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=5.0, help="per loop and round")
@@ -179,9 +250,21 @@ def main(argv: list[str] | None = None) -> int:
         extra = ", ".join(f"{x} {y:,.0f}" for x, y in list(m.items())[1:] if not x.startswith("decisions_in"))
         ratio = f"  ({m[main_metric] / eng:.2f} x engine)" if k != "engine" else ""
         print(f"  {k:<15} {main_metric} {m[main_metric]:>10,.0f}{ratio}" + (f"; {extra}" if extra else ""))
+    single = single_breakdown(a.players, a.seconds)
+    batched = batched_breakdown(a.players, a.batch, a.seconds)
+    batched["total_us"] = 1e6 / med["batched"]["agent_steps_per_s"]
+    batched["bookkeeping_us"] = batched["total_us"] - batched["engine_us"] - batched["encode_batch_us"] - batched["masks_us"]
+    breakdown = {"engine_decision_us": 1e6 / eng, **single,
+                 "pettingzoo_raw_decision_us": 1e6 / med["pettingzoo_raw"]["decisions_per_s"],
+                 "batched_agent_step": batched}
+    print("\nbreakdown (microseconds): engine decision {:.2f}; encode_game {:.2f}, mask {:.2f} "
+          "(PettingZoo raw decision {:.2f})".format(breakdown["engine_decision_us"], single["encode_game_us"],
+                                                   single["mask_us"], breakdown["pettingzoo_raw_decision_us"]))
+    print("  batched, per agent step: " + ", ".join(f"{k[:-3]} {v:.2f}" for k, v in batched.items()))
     if a.json or a.out:
         out: dict[str, Any] = {"players": a.players, "seconds": a.seconds, "rounds": a.rounds, "batch": a.batch,
                                "python": platform.python_version(), "medians": med, "runs": runs,
+                               "breakdown_us": breakdown,
                                "ratios_to_engine": {k: next(iter(m.values())) / eng for k, m in med.items()},
                                "conditions": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                               "cpus": os.cpu_count(), "nice": os.nice(0),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from civlite.engine import Card, Game, View
+from civlite.engine.cards import SUIT_OF
 
 
 def _counts(cards: tuple[Card, ...] | None) -> list[int]:
@@ -40,3 +41,35 @@ def test_view_counts_agree_with_the_view() -> None:
     kinds = {k for k, *_ in checked}
     assert {"action", "meld", "vision"} <= kinds
     assert any(k[1] for k in checked) and any(k[2] for k in checked) and any(k[3] for k in checked)
+
+
+def test_seen_codes_agree_with_the_view() -> None:
+    """``seen_codes`` (the fast encodings' card reader) shows exactly the cards of the view."""
+    from civlite.engine.view import seen_codes
+
+    rng = random.Random(2)
+    covered = set()
+    for players in (2, 3, 4):
+        n = players
+        # pile k's cards count at 8 * k + suit
+        tables = [bytes(8 * k + s for s in SUIT_OF) + bytes(256 - len(SUIT_OF)) for k in range(n + 3)]
+        for seed in range(3):
+            g = Game(players, seed=seed)
+            while not g.is_over:
+                for seat in range(players):
+                    v = g.view(seat)
+                    want = [0] * (8 * (n + 3))
+                    piles: list[tuple[Card, ...]] = [v.hand, v.discard]
+                    piles += [v.player((seat + k) % n).known for k in range(1, n)]
+                    piles += [v.searching or (), v.selecting]
+                    for k, pile in enumerate(piles):
+                        for c in pile:
+                            want[8 * k + int(c.suit)] += 1
+                    got = [0] * (8 * (n + 3))
+                    for code in seen_codes(g, seat, tables):
+                        got[code] += 1
+                    assert got == want
+                    covered.add((any(piles[2]), bool(v.searching), bool(v.selecting)))
+                ids = g.legal_ids()
+                g.apply_id(ids[int(rng.random() * len(ids))])
+    assert {c[0] for c in covered} == {c[1] for c in covered} == {c[2] for c in covered} == {False, True}

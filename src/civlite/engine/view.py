@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -229,3 +230,37 @@ def suit_counts(cards: list[int]) -> list[int]:
         return out
     b = bytes(cards).translate(_SUIT_BYTES)
     return [b.count(0), b.count(1), b.count(2), b.count(3), b.count(4), b.count(5), b.count(6), b.count(7)]
+
+
+
+def seen_codes(g: Game, seat: int, tables: Sequence[bytes]) -> bytes:
+    """The cards :func:`view_of` shows ``seat``, pile by pile, each card id mapped through its
+    pile's table (``bytes.translate``: one C pass per pile), concatenated: for fixed-size
+    encodings that run every step (RL; with ``tables[k][card]`` = the position where a card
+    of pile ``k`` counts, one ``bincount`` of the result counts them all).
+
+    ``tables`` (256 bytes each) are for the piles ``hand, discard, known_1, ...,
+    known_{n-1}, searching, selecting``: the seat's own hand, the discard pile, the cards
+    it knows in the hand of seat ``(seat + k) % n``, the deck's content while it decides a
+    Vision and the cards it has picked so far in a step-by-step discard. The order of the
+    codes means nothing. The same filter as :func:`view_of` (tests check that they agree)."""
+    if not (isinstance(seat, int) and 0 <= seat < g.n):
+        raise ValueError(f"seat must be 0..{g.n - 1}, got {seat!r}")
+    n = g.n
+    if len(tables) != n + 3:
+        raise ValueError(f"{n} players: {n + 3} tables (hand, discard, {n - 1} known, searching, selecting), "
+                         f"got {len(tables)}")
+    hands = g.hands
+    parts = [bytes(hands[seat]).translate(tables[0]), bytes(g.discard).translate(tables[1])]
+    knower = g._knower
+    bit = 1 << seat
+    for k in range(1, n):
+        known = [c for c in hands[(seat + k) % n] if knower[c] & bit]
+        if known:
+            parts.append(bytes(known).translate(tables[k + 1]))
+    if not g.over and seat == g._dplayer:
+        if g._h.kind == DecisionKind.VISION:
+            parts.append(bytes(g.deck).translate(tables[n + 1]))
+        if g._selected:
+            parts.append(bytes(g._selected).translate(tables[n + 2]))
+    return b"".join(parts)

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import NUM_ACTIONS, Ability, Card, Game, View
+from ..engine import NUM_ACTIONS, Card, Game, View
 from ..engine.cards import SUIT_OF
+from ..engine.view import seen_codes
 
 PHASES = ("rise", "action", "meld", "fall")
 KINDS = ("action", "meld", "vision", "foundations", "fall_discard")  # index 5: an ability's discard
@@ -106,80 +107,186 @@ def encode_view(view: View, out: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-_PHASE_HOT = {p: [1.0 if q == p else 0.0 for q in PHASES] for p in PHASES}
-_NO_PHASE = [0.0] * 4
-_KIND_HOT = {k: [1.0 if q == k else 0.0 for q in KINDS] + [0.0] for k in KINDS}
-_ABILITY_KIND = [0.0] * 5 + [1.0]
-_NO_DECISION = [0.0] * 7
-_ZEROS16 = [0.0] * 16
+_KIND_INDEX = {k: i for i, k in enumerate(KINDS)}  # any other kind (an ability's discard): 5
+_REPEATS = 256  # counts below this are looked up in a table of repeated codes
 
 
-def _ability_hot(ab: Ability | None) -> list[float]:
-    if ab is None:
-        return _ZEROS16
-    out = [0.0] * 16
-    out[(8 if ab.tier == "advanced" else 0) + int(ab.suit)] = 1.0
-    return out
+class _Layout:
+    """Where each value of the encoding sits for ``n`` players (see the module's layout).
+
+    The fast encodings (:func:`encode_game`, :func:`encode_batch`) write every value but one
+    as *codes*, bytes whose value is the position they count at, and one ``np.bincount``
+    turns the codes into the values: a card is one code (its pile's offset plus its suit,
+    made by :func:`civlite.engine.view.seen_codes` in one C pass per pile), a flag of a
+    one-hot is one code, a count such as a seat's CT is that many copies of its position's
+    code (looked up in :attr:`repeat`). Only the turn fraction (not a whole number) is
+    written apart."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.size = size = obs_size(n)
+        if size > 256:
+            raise ValueError(f"{n} players: the encoding has {size} values, more than one byte of codes holds")
+        i = 8 + 10 * n  # deck size
+        # translate tables, one per pile of seen_codes: hand, discard, known_1..known_{n-1}, searching, selecting
+        offsets = [0, i + 1] + [8 + 10 * k + 2 for k in range(1, n)] + [i + 9, i + 17]
+        self.tables = [bytes(off + s for s in SUIT_OF) + bytes(256 - len(SUIT_OF)) for off in offsets]
+        self.phase = {p: i + 25 + j for j, p in enumerate(PHASES)}
+        self.kind = i + 29
+        self.ability = i + 36
+        self.to_move = i + 52
+        self.active = i + 52 + n
+        tail = i + 52 + 2 * n
+        self.extra_turn = tail
+        self.turn = tail + 1  # the one value that is not a count of codes
+        self.supply_known = tail + 3
+        self.over = tail + 5
+        #: ``repeat[pos][k]`` is ``k`` codes of ``pos`` (k < 256) for the positions of counts:
+        #: CT and hand size of each relative seat, deck size, decision count, victory CT, supply
+        self.ct = [8 + 10 * k for k in range(n)]
+        self.hand_size = [8 + 10 * k + 1 for k in range(n)]
+        self.deck = i
+        self.count = i + 35
+        self.victory = tail + 2
+        self.supply = tail + 4
+        self.repeat: dict[int, list[bytes]] = {
+            pos: [bytes((pos,)) * k for k in range(_REPEATS)]
+            for pos in (*self.ct, *self.hand_size, self.deck, self.count, self.victory, self.supply)}
+        self.ct_rep = [self.repeat[pos] for pos in self.ct]
+        self.size_rep = [self.repeat[pos] for pos in self.hand_size]
+        self.deck_rep = self.repeat[self.deck]
+        self.count_rep = self.repeat[self.count]
+        self.victory_rep = self.repeat[self.victory]
+        #: ``order[seat]``: the seats at offsets 0..n-1 from ``seat``
+        self.order = [tuple((seat + k) % n for k in range(n)) for seat in range(n)]
+
+    def times(self, pos: int, k: int) -> bytes:
+        """``k`` codes of ``pos``."""
+        return self.repeat[pos][k] if 0 <= k < _REPEATS else bytes((pos,)) * k
+
+    def codes(self, game: Game, seat: int) -> tuple[bytes, float]:
+        """The codes of ``seat``'s encoding of ``game``, and its turn fraction."""
+        n = self.n
+        flags = [self.active + (game.active - seat) % n]
+        phase = self.phase.get(game.phase)
+        if phase is not None:
+            flags.append(phase)
+        parts = [seen_codes(game, seat, self.tables)]
+        if game.over:
+            flags.append(self.over)
+        else:
+            flags.append(self.kind + _KIND_INDEX.get(game.pending_kind, 5))  # type: ignore[arg-type]
+            flags.append(self.to_move + (game.to_move - seat) % n)  # type: ignore[operator]
+            parts.append(self.count_rep[game.pending_count])
+        ab = game.resolving
+        if ab is not None:
+            flags.append(self.ability + (8 if ab.tier == "advanced" else 0) + int(ab.suit))
+        if game.extra_turn:
+            flags.append(self.extra_turn)
+        r = game.rules
+        supply = game.supply
+        if supply is not None:
+            flags.append(self.supply_known)
+            parts.append(self.times(self.supply, min(supply, int(OBS_HIGH))))
+        parts.append(bytes(flags))
+        ct = game.ct
+        hands = game.hands
+        for s, ct_rep, size_rep in zip(self.order[seat], self.ct_rep, self.size_rep, strict=True):
+            c = ct[s]
+            parts.append(ct_rep[c] if c < _REPEATS else bytes(ct_rep[1]) * c)
+            parts.append(size_rep[len(hands[s])])
+        parts.append(self.deck_rep[len(game.deck)])
+        v = r.victory_ct
+        parts.append(self.victory_rep[v] if v < _REPEATS else self.times(self.victory, v))
+        return b"".join(parts), min(1.0, game.turn / max(1, r.turn_limit))
 
 
-def encode_values(game: Game, seat: int) -> list[float]:
-    """:func:`encode_view` of ``game.view(seat)`` as a list, from :meth:`Game.view_counts`
-    (the engine's per-suit view: no :class:`View` built, about 4x faster)."""
-    hand, discard, known, searching, selecting, ability = game.view_counts(seat)
-    n = game.n
-    ct = game.ct
-    hands = game.hands
-    vals: list[float] = list(hand)
-    for k in range(n):
-        s = (seat + k) % n
-        vals.append(ct[s])
-        vals.append(len(hands[s]))
-        vals += known[k]
-    vals.append(len(game.deck))
-    vals += discard
-    vals += searching
-    vals += selecting
-    vals += _PHASE_HOT.get(game.phase, _NO_PHASE)
-    rel = [0.0] * (2 * n)
-    over = game.is_over
-    if over:
-        vals += _NO_DECISION
-    else:
-        kind = game.pending_kind
-        assert kind is not None
-        vals += _KIND_HOT[kind] if kind in _KIND_HOT else _ABILITY_KIND
-        vals.append(game.pending_count)
-        rel[(game.to_move - seat) % n] = 1.0  # type: ignore[operator]
-    vals += _ability_hot(ability)
-    rel[n + (game.active - seat) % n] = 1.0
-    vals += rel
-    r = game.rules
-    supply = game.supply
-    vals += (1.0 if game.extra_turn else 0.0, min(1.0, game.turn / max(1, r.turn_limit)), r.victory_ct,
-             0.0 if supply is None else 1.0, min(supply or 0, OBS_HIGH), 1.0 if over else 0.0)
-    return vals
+_LAYOUTS: dict[int, _Layout] = {}
+
+
+def _layout(n: int) -> _Layout:
+    lay = _LAYOUTS.get(n)
+    if lay is None:
+        lay = _LAYOUTS[n] = _Layout(n)
+    return lay
 
 
 #: with a victory threshold up to this, no value of the encoding can reach OBS_HIGH (CT stays
 #: within a few points of the threshold; card counts are at most the cards in play; the
-#: supply is clipped where it is encoded), so encode_game skips the clipping pass
+#: supply is clipped where it is encoded), so the fast encodings skip the clipping pass
 _NO_CLIP_BELOW = OBS_HIGH / 2
 
 
 def encode_game(game: Game, seat: int) -> np.ndarray:
-    """The same array as ``encode_view(game.view(seat))``, built faster (for environments,
-    which hold the game: bots and clients only have views and use :func:`encode_view`)."""
-    out = np.array(encode_values(game, seat), dtype=np.float32)
-    if game.rules.victory_ct > _NO_CLIP_BELOW:  # else every count is far below OBS_HIGH
+    """The same array as ``encode_view(game.view(seat))``, built much faster (for
+    environments, which hold the game: bots and clients only have views and use
+    :func:`encode_view`). Reads only what :meth:`Game.view` shows ``seat``
+    (:func:`civlite.engine.view.seen_codes` and public facts)."""
+    lay = _LAYOUTS.get(game.n) or _layout(game.n)
+    codes, turn = lay.codes(game, seat)
+    out = np.bincount(np.frombuffer(codes, np.uint8), minlength=lay.size).astype(np.float32)
+    out[lay.turn] = turn
+    if game.rules.victory_ct > _NO_CLIP_BELOW:  # else every value is far below OBS_HIGH
         np.minimum(out, OBS_HIGH, out=out)
     return out
 
 
+def encode_values(game: Game, seat: int) -> list[float]:
+    """:func:`encode_game` as a list of floats."""
+    return encode_game(game, seat).tolist()  # type: ignore[no-any-return]
+
+
+def encode_batch(games: list[Game], seats: list[int], out: np.ndarray) -> None:
+    """Write :func:`encode_game` of ``games[i]`` for ``seats[i]`` into row ``i`` of ``out``
+    (float32, ``(len(games), obs_size)``, all games with the same number of players), with one
+    ``np.bincount`` for the whole batch."""
+    if not games:
+        return
+    lay = _layout(games[0].n)
+    size = lay.size
+    codes_of = lay.codes
+    chunks: list[bytes] = []
+    turns: list[float] = []
+    for g, seat in zip(games, seats, strict=True):
+        codes, turn = codes_of(g, seat)
+        chunks.append(codes)
+        turns.append(turn)
+    rows = len(games)
+    idx = np.frombuffer(b"".join(chunks), np.uint8).astype(np.intp)
+    idx += np.repeat(np.arange(0, rows * size, size), [len(c) for c in chunks])
+    out.reshape(-1)[:] = np.bincount(idx, minlength=rows * size)
+    out[:, lay.turn] = turns
+    if any(g.rules.victory_ct > _NO_CLIP_BELOW for g in games):
+        np.minimum(out, OBS_HIGH, out=out)
+
+
 def mask_array(legal: list[int]) -> np.ndarray:
-    """The int8 action mask over the compact action space for the legal ids."""
+    """The int8 action mask over the compact action space for the legal ids (a new array)."""
     m = np.zeros(NUM_ACTIONS, dtype=np.int8)
     m[legal] = 1
     return m
+
+
+assert NUM_ACTIONS <= 256, "MaskCache keys legal sets as bytes"
+
+
+class MaskCache:
+    """Action masks by legal set, for environments that build one every step: a game meets
+    the same few legal sets again and again, so ``mask(legal)`` is mostly a dict look-up
+    and one copy (a new array each time: callers may keep or change it)."""
+
+    def __init__(self, limit: int = 1 << 14) -> None:
+        self._masks: dict[bytes, np.ndarray] = {}
+        self._limit = limit
+
+    def mask(self, legal: list[int]) -> np.ndarray:
+        key = bytes(legal)  # compact ids are below 256
+        m = self._masks.get(key)
+        if m is None:
+            if len(self._masks) >= self._limit:
+                self._masks.clear()
+            m = self._masks[key] = mask_array(legal)
+        return m.copy()
 
 
 def render_table(view: View, last_events: list[str] | None = None) -> str:

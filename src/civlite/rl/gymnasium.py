@@ -39,7 +39,7 @@ import numpy as np
 
 from ..bots import Bot, RandomBot, make_bot
 from ..engine import NUM_ACTIONS, Game, RuleSet, Termination, describe_id
-from .encoding import OBS_HIGH, encode_game, obs_size, render_table
+from .encoding import OBS_HIGH, MaskCache, encode_game, obs_size, render_table
 from .pettingzoo import _rules
 
 __all__ = ["ENV_ID", "SingleAgentEnv"]
@@ -86,13 +86,12 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.game: Game | None = None
         self.bots: dict[int, Bot] = {}
         self._legal: list[int] = []
+        self._masks = MaskCache()
 
     def _obs(self) -> dict[str, np.ndarray]:
         g = self.game
         assert g is not None
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        mask[self._legal] = 1
-        return {"observation": encode_game(g, self.seat), "action_mask": mask}
+        return {"observation": encode_game(g, self.seat), "action_mask": self._masks.mask(self._legal)}
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as a boolean array (for maskable learners)."""
@@ -104,8 +103,9 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         g = self.game
         assert g is not None
         info: dict[str, Any] = {"seat": self.seat, "turn": g.turn}
-        outcome = g.outcome()
-        if outcome is not None:
+        if g.over:
+            outcome = g.outcome()
+            assert outcome is not None
             info["winner"] = outcome.winner
             info["drawn"] = list(outcome.drawn)
             info["turn_limit"] = outcome.termination is Termination.TURN_LIMIT
@@ -114,16 +114,21 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
     def _play_opponents(self) -> None:
         g = self.game
         assert g is not None
-        while not g.is_over and g.to_move != self.seat:
+        me = self.seat
+        bots = self.bots
+        while not g.over:
             seat = g.to_move
+            if seat == me:
+                self._legal = g.legal_ids()
+                return
             assert seat is not None
-            bot = self.bots[seat]
+            bot = bots[seat]
             legal = g.legal_ids()
             if type(bot) is RandomBot:  # it reads no view: skip building one
                 g.apply_id(legal[int(bot.rng.random() * len(legal))], check=False)
             else:
                 g.apply_id(bot.act(g.view(seat), legal), check=False)
-        self._legal = [] if g.is_over else g.legal_ids()
+        self._legal = []
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -158,12 +163,12 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
             return self._obs(), float(self.illegal_penalty), False, False, info
         g.apply_id(aid, check=False)
         self._play_opponents()
-        over = g.is_over
-        reward = g.returns()[self.seat] if over else 0.0
-        limit = over and g.winner is None
+        if not g.over:
+            return self._obs(), 0.0, False, False, {"seat": self.seat, "turn": g.turn, "illegal_action": False}
+        limit = g.winner is None
         info = self._info()
         info["illegal_action"] = False
-        return self._obs(), float(reward), over and not limit, limit, info
+        return self._obs(), float(g.returns()[self.seat]), not limit, limit, info
 
     def render(self) -> str | None:
         if self.render_mode is None or self.game is None:

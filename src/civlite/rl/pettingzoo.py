@@ -41,9 +41,11 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from ..engine import NUM_ACTIONS, Event, Game, RuleSet, Termination, describe_id
-from .encoding import OBS_HIGH, encode_game, obs_size, render_table
+from .encoding import OBS_HIGH, MaskCache, encode_game, obs_size, render_table
 
 __all__ = ["CivLiteAECEnv", "env", "raw_env"]
 
@@ -89,8 +91,10 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         self._rng = random.Random()
         self.game: Game = Game(players, seed=0, rules=self.rules)
         self._legal: list[int] = []
+        self._mover = -1  # the seat deciding now (-1 once the game is over)
         self._last_events: list[Event] = []
         self._zero_mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._masks = MaskCache()
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -114,17 +118,15 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._last_events = list(self.game.opening_events) if self.render_mode else []
         self._legal = self.game.legal_ids()
-        self.agent_selection = self.possible_agents[self.game.to_move]  # type: ignore[index]
+        mover = self.game.to_move
+        assert mover is not None
+        self._mover = mover
+        self.agent_selection = self.possible_agents[mover]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        g = self.game
-        if g.to_move == seat:
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-            mask[self._legal] = 1
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": encode_game(g, seat), "action_mask": mask}
+        return {"observation": encode_game(self.game, seat),
+                "action_mask": self._masks.mask(self._legal) if seat == self._mover else self._zero_mask.copy()}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -142,9 +144,11 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         events = g.apply_id(aid, check=False)
         if self.render_mode:
             self._last_events = events
-        outcome = g.outcome()
-        if outcome is not None:
+        if g.over:
+            outcome = g.outcome()
+            assert outcome is not None
             self._legal = []
+            self._mover = -1
             ret = outcome.returns()
             limit = outcome.termination is Termination.TURN_LIMIT  # R8.2: truncation, not termination
             for a in self.agents:
@@ -156,7 +160,10 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
             self._accumulate_rewards()
         else:
             self._legal = g.legal_ids()
-            self.agent_selection = self.possible_agents[g.to_move]  # type: ignore[index]
+            mover = g.to_move
+            assert mover is not None
+            self._mover = mover
+            self.agent_selection = self.possible_agents[mover]
         if self.render_mode == "human":
             self.render()
 
@@ -237,9 +244,19 @@ class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):  # type: i
 
 
 class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order check, outermost, with a fast path for the loop's three calls
+    (``agent_iter``, ``last``, ``step``) when nothing is out of the ordinary: after
+    ``reset()``, a plain ``int`` action that is legal now. That path does what the three
+    wrappers' chain does then (no check can fail), without a call per layer: the same
+    observation, the same illegal-move bookkeeping. Anything else (an illegal or
+    out-of-range action, ``None``, a numpy integer, a dead agent, a call before
+    ``reset()``) goes through the wrappers unchanged."""
+
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._raw = env.unwrapped
+        ti = env.env if isinstance(env, _AssertOutOfBounds) else None
+        self._ti: _TerminateIllegal | None = ti if isinstance(ti, _TerminateIllegal) else None
 
     @property
     def agent_selection(self) -> str:
@@ -252,6 +269,58 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[
         if not self._has_reset:
             raise AttributeError("agents cannot be accessed before reset")
         return self._raw.agents
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # PettingZoo's error
+        return _Iterable(self, max_iter)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            return super().last(observe)  # type: ignore[no-any-return]  # PettingZoo's error
+        raw = self._raw
+        agent = raw.agent_selection
+        obs = None
+        if observe:
+            obs = raw.observe(agent)
+            ti = self._ti
+            if ti is not None:  # what TerminateIllegalWrapper.observe keeps for its step
+                ti._prev_obs = obs
+                ti._prev_info = raw.infos.get(agent, {})
+        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+
+    def step(self, action: int | None) -> None:
+        raw = self._raw
+        ti = self._ti
+        if (self._has_reset and type(action) is int and action in raw._legal
+                and (ti is None or not ti._terminated)):
+            # legal now, so: in bounds, the agent is alive, the previous observation's mask allows it
+            self._has_updated = True
+            if ti is not None:
+                ti._prev_obs = None
+                ti._prev_info = None
+            raw.step(action)
+        else:
+            super().step(action)
+
+
+class _Iterable(AECOrderEnforcingIterable):  # type: ignore[misc]
+    def __iter__(self) -> _Iterator:
+        return _Iterator(self.env, self.max_iter)
+
+
+class _Iterator(AECOrderEnforcingIterator):  # type: ignore[misc]
+    """PettingZoo's order-enforcing iterator, reading the bare environment's state directly."""
+
+    def __next__(self) -> str:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection  # type: ignore[no-any-return]
 
 
 def env(players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None,

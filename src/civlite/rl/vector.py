@@ -37,23 +37,44 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..bots import Bot, RandomBot, make_bot
 from ..engine import NUM_ACTIONS, Game, RuleSet, describe_id
-from .encoding import OBS_HIGH, encode_values, obs_size
+from .encoding import OBS_HIGH, encode_batch, encode_game, obs_size
 from .pettingzoo import _rules
 
 __all__ = ["BatchedGames", "CivLiteVectorEnv"]
 
 
-def _check_actions(actions: Any, num: int) -> np.ndarray:
+def _check_actions(actions: Any, num: int) -> list[int]:
     a = np.asarray(actions)
     if a.shape != (num,):
         raise ValueError(f"actions must have shape ({num},), got {a.shape}")
-    return a
+    out: list[int] = a.tolist()
+    return out
+
+
+def _first_illegal(acts: list[int], legal: list[list[int]]) -> tuple[int, int] | None:
+    """The first game whose action is not legal, and that action; ``None`` if all are legal."""
+    if all(map(list.__contains__, legal, acts)):  # one C loop in the usual case
+        return None
+    return next((i, a) for i, (a, ok) in enumerate(zip(acts, legal, strict=True)) if a not in ok)
+
+
+def _write_masks(legal: list[list[int]], out: np.ndarray) -> None:
+    """Row ``i`` of ``out`` (int8, ``(len(legal), NUM_ACTIONS)``) := the mask of ``legal[i]``."""
+    out.fill(0)
+    idx = np.frombuffer(b"".join(map(bytes, legal)), np.uint8).astype(np.intp)  # compact ids are below 256
+    idx += np.repeat(np.arange(0, len(legal) * NUM_ACTIONS, NUM_ACTIONS), [len(x) for x in legal])
+    out.reshape(-1)[idx] = 1
 
 
 class BatchedGames:
-    """``num_games`` self-play games, stepped together (see the module's documentation)."""
+    """``num_games`` self-play games, stepped together (see the module's documentation).
 
-    def __init__(self, num_games: int, players: int = 2, rules: RuleSet | str | None = None) -> None:
+    The arrays returned are written in place into buffers kept for the whole batch;
+    ``copy=True`` (the default) returns copies of them, ``copy=False`` the buffers
+    themselves (valid until the next call: copy what you keep)."""
+
+    def __init__(self, num_games: int, players: int = 2, rules: RuleSet | str | None = None,
+                 copy: bool = True) -> None:
         if num_games < 1:
             raise ValueError(f"num_games must be at least 1, got {num_games}")
         self.rules = _rules(rules)
@@ -61,14 +82,24 @@ class BatchedGames:
             raise ValueError(f"{players} players: this rule set plays {self.rules.min_players} to {self.rules.max_players}")
         self.num_games = num_games
         self.players = players
+        self.copy = copy
         self.obs_size = obs_size(players)
         self.games: list[Game] = []
         self.legal: list[list[int]] = []
         self._rng = random.Random()
         self.episodes = 0  # games finished since the last reset
+        self._obs = np.zeros((num_games, self.obs_size), np.float32)
+        self._mask = np.zeros((num_games, NUM_ACTIONS), np.int8)
+        self._to_move = np.zeros(num_games, np.int64)
+        self._rewards = np.zeros((num_games, players), np.float32)
+        self._term = np.zeros(num_games, bool)
+        self._trunc = np.zeros(num_games, bool)
 
     def _new_game(self, seed: int) -> Game:
         return Game(self.players, seed=seed, rules=self.rules)
+
+    def _out(self, a: np.ndarray) -> np.ndarray:
+        return a.copy() if self.copy else a
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start every game; returns ``(obs, mask, to_move)``."""
@@ -78,29 +109,15 @@ class BatchedGames:
         self.games = [self._new_game(seed + i) for i in range(self.num_games)]
         self.legal = [g.legal_ids() for g in self.games]
         self.episodes = 0
-        obs, mask = self._observe()
-        return obs, mask, self.to_move()
+        self._observe([g.to_move for g in self.games])  # type: ignore[misc]
+        return self._out(self._obs), self._out(self._mask), self._out(self._to_move)
 
     def to_move(self) -> np.ndarray:
         return np.array([g.to_move for g in self.games], dtype=np.int64)
 
-    def _observe(self) -> tuple[np.ndarray, np.ndarray]:
-        rows: list[float] = []
-        games = self.games
-        for g in games:
-            rows += encode_values(g, g.to_move)  # type: ignore[arg-type]
-        obs = np.array(rows, dtype=np.float32).reshape(len(games), self.obs_size)
-        np.minimum(obs, OBS_HIGH, out=obs)
-        return obs, self._masks()
-
-    def _masks(self) -> np.ndarray:
-        flat: list[int] = []
-        for i, legal in enumerate(self.legal):
-            base = i * NUM_ACTIONS
-            flat += [base + a for a in legal]
-        mask = np.zeros(len(self.legal) * NUM_ACTIONS, np.int8)
-        mask[flat] = 1
-        return mask.reshape(len(self.legal), NUM_ACTIONS)
+    def _observe(self, seats: list[int]) -> None:
+        encode_batch(self.games, seats, self._obs)
+        _write_masks(self.legal, self._mask)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One action per game (compact ids) -> ``(obs, mask, to_move, rewards, terminated, truncated)``.
@@ -109,19 +126,20 @@ class BatchedGames:
         in this call, 0 elsewhere. An illegal action raises ``ValueError`` and changes nothing."""
         if not self.games:
             raise RuntimeError("step() before reset(): call reset() first")
-        acts = _check_actions(actions, self.num_games).tolist()
-        for i, (a, legal) in enumerate(zip(acts, self.legal, strict=True)):
-            if a not in legal:
-                raise ValueError(f"game {i}: action {a} ({describe_id(a) if 0 <= a < NUM_ACTIONS else 'out of range'}) "
-                                 f"is not legal; legal: {legal}")
-        n = self.num_games
-        rewards = np.zeros((n, self.players), np.float32)
-        term = np.zeros(n, bool)
-        trunc = np.zeros(n, bool)
+        acts = _check_actions(actions, self.num_games)
+        legal = self.legal
+        bad = _first_illegal(acts, legal)
+        if bad is not None:
+            i, a = bad
+            raise ValueError(f"game {i}: action {a} ({describe_id(a) if 0 <= a < NUM_ACTIONS else 'out of range'}) "
+                             f"is not legal; legal: {legal[i]}")
         games = self.games
-        for i, a in enumerate(acts):
-            g = games[i]
-            g.apply_id(a, check=False)
+        rewards, term, trunc = self._rewards, self._term, self._trunc
+        rewards.fill(0.0)
+        term.fill(False)
+        trunc.fill(False)
+        for i, g in enumerate(games):
+            g.apply_id(acts[i], False)
             if g.over:
                 if g.winner is None:
                     trunc[i] = True
@@ -130,14 +148,21 @@ class BatchedGames:
                     rewards[i] = -1.0
                     rewards[i, g.winner] = 1.0
                 self.episodes += 1
-                g = games[i] = self._new_game(self._rng.getrandbits(63))
-            self.legal[i] = g.legal_ids()
-        obs, mask = self._observe()
-        return obs, mask, self.to_move(), rewards, term, trunc
+                games[i] = self._new_game(self._rng.getrandbits(63))
+        self.legal = [g.legal_ids() for g in games]
+        seats: list[int] = [g.to_move for g in games]  # type: ignore[misc]
+        self._to_move[:] = seats
+        self._observe(seats)
+        out = self._out
+        return out(self._obs), out(self._mask), out(self._to_move), out(rewards), out(term), out(trunc)
 
 
 class CivLiteVectorEnv(VectorEnv):
-    """``num_envs`` learner-vs-bots games stepped in one call (a ``gymnasium.vector.VectorEnv``)."""
+    """``num_envs`` learner-vs-bots games stepped in one call (a ``gymnasium.vector.VectorEnv``).
+
+    Autoreset is gymnasium's ``SAME_STEP`` mode (``metadata["autoreset_mode"]``). ``copy``
+    as for :class:`BatchedGames` (``False``: the observation arrays are buffers reused by
+    the next call)."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
 
@@ -149,6 +174,7 @@ class CivLiteVectorEnv(VectorEnv):
         seat: int | str = "random",
         illegal_penalty: float | None = None,
         render_mode: str | None = None,
+        copy: bool = True,
     ) -> None:
         if render_mode is not None:
             raise ValueError("the batched environment does not render; use SingleAgentEnv")
@@ -156,7 +182,7 @@ class CivLiteVectorEnv(VectorEnv):
             opponents = [s.strip() for s in opponents.split(",") if s.strip()]
         self.opponent_specs = list(opponents)
         self.players = len(self.opponent_specs) + 1
-        self.core = BatchedGames(num_envs, self.players, rules)
+        self.core = BatchedGames(num_envs, self.players, rules, copy=False)
         self.rules = self.core.rules
         if seat != "random" and not (isinstance(seat, int) and 0 <= seat < self.players):
             raise ValueError(f"seat must be 0..{self.players - 1} or 'random', got {seat!r}")
@@ -165,6 +191,7 @@ class CivLiteVectorEnv(VectorEnv):
         self.seat_option = seat
         self.illegal_penalty = illegal_penalty
         self.num_envs = num_envs
+        self.copy = copy
         self.render_mode = None
         size = obs_size(self.players)
         self.single_observation_space = gymnasium.spaces.Dict({
@@ -175,6 +202,7 @@ class CivLiteVectorEnv(VectorEnv):
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
         self.seats = np.zeros(num_envs, np.int64)
+        self._seats: list[int] = [0] * num_envs
         self.bots: list[dict[int, Bot]] = []
         self._rng = random.Random()
 
@@ -182,7 +210,7 @@ class CivLiteVectorEnv(VectorEnv):
         n = self.players
         rng = self._rng
         seat = rng.randrange(n) if self.seat_option == "random" else int(self.seat_option)
-        self.seats[i] = seat
+        self.seats[i] = self._seats[i] = seat
         others = [s for s in range(n) if s != seat]
         bots = {s: make_bot(spec, seed=rng.getrandbits(63))
                 for s, spec in zip(others, self.opponent_specs, strict=True)}
@@ -194,10 +222,14 @@ class CivLiteVectorEnv(VectorEnv):
         self._play_opponents(i, g)
 
     def _play_opponents(self, i: int, g: Game) -> None:
-        seat = int(self.seats[i])
+        """Let the bots decide until env ``i``'s learner decides (or the game ends)."""
+        me = self._seats[i]
         bots = self.bots[i]
-        while not g.over and g.to_move != seat:
+        while not g.over:
             p = g.to_move
+            if p == me:
+                self.core.legal[i] = g.legal_ids()
+                return
             assert p is not None
             bot = bots[p]
             legal = g.legal_ids()
@@ -205,19 +237,21 @@ class CivLiteVectorEnv(VectorEnv):
                 g.apply_id(legal[int(bot.rng.random() * len(legal))], check=False)
             else:
                 g.apply_id(bot.act(g.view(p), legal), check=False)
-        self.core.legal[i] = [] if g.over else g.legal_ids()
+        self.core.legal[i] = []
 
     def _observe(self) -> dict[str, np.ndarray]:
-        rows: list[float] = []
-        for g, seat in zip(self.core.games, self.seats.tolist(), strict=True):
-            rows += encode_values(g, seat)
-        obs = np.array(rows, dtype=np.float32).reshape(self.num_envs, self.core.obs_size)
-        np.minimum(obs, OBS_HIGH, out=obs)
-        return {"observation": obs, "action_mask": self.core._masks()}
+        core = self.core
+        encode_batch(core.games, self._seats, core._obs)
+        _write_masks(core.legal, core._mask)
+        if self.copy:
+            return {"observation": core._obs.copy(), "action_mask": core._mask.copy()}
+        return {"observation": core._obs, "action_mask": core._mask}
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every game now, ``(num_envs, 153)`` booleans (for maskable learners)."""
-        return self.core._masks().astype(bool)
+        mask = np.zeros((self.num_envs, NUM_ACTIONS), np.int8)
+        _write_masks(self.core.legal, mask)
+        return mask.astype(bool)
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -238,29 +272,35 @@ class CivLiteVectorEnv(VectorEnv):
         core = self.core
         if not core.games:
             raise RuntimeError("step() before reset(): call reset() first")
-        acts = _check_actions(actions, self.num_envs).tolist()
+        acts = _check_actions(actions, self.num_envs)
         n = self.num_envs
         rewards = np.zeros(n, np.float64)
         term = np.zeros(n, bool)
         trunc = np.zeros(n, bool)
         illegal = np.zeros(n, bool)
-        for i, a in enumerate(acts):
-            if a not in core.legal[i]:
-                if self.illegal_penalty is None:
-                    raise ValueError(f"env {i}: action {a} is not legal; legal: {core.legal[i]} "
-                                     "(or make illegal actions penalised no-ops with illegal_penalty=...)")
-                illegal[i] = True
+        legal = core.legal
+        bad = _first_illegal(acts, legal)
+        if bad is not None:
+            if self.illegal_penalty is None:
+                i, a = bad
+                raise ValueError(f"env {i}: action {a} is not legal; legal: {legal[i]} "
+                                 "(or make illegal actions penalised no-ops with illegal_penalty=...)")
+            for i, a in enumerate(acts):
+                illegal[i] = a not in legal[i]
         ended: list[int] = []
         finals: list[dict[str, Any]] = []
+        games = core.games
+        seats = self._seats
+        play = self._play_opponents
         for i, a in enumerate(acts):
-            if illegal[i]:
+            if bad is not None and illegal[i]:
                 rewards[i] = self.illegal_penalty
                 continue
-            g = core.games[i]
-            g.apply_id(a, check=False)
-            self._play_opponents(i, g)
+            g = games[i]
+            g.apply_id(a, False)
+            play(i, g)
             if g.over:
-                seat = int(self.seats[i])
+                seat = seats[i]
                 if g.winner is None:
                     trunc[i] = True
                 else:
@@ -275,9 +315,8 @@ class CivLiteVectorEnv(VectorEnv):
             final_info = np.empty(n, dtype=object)
             flags = np.zeros(n, bool)
             for i, info in zip(ended, finals, strict=True):
-                seat = int(self.seats[i])
-                v = np.minimum(np.array(encode_values(core.games[i], seat), np.float32), OBS_HIGH)
-                final_obs[i] = {"observation": v, "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+                final_obs[i] = {"observation": encode_game(games[i], seats[i]),
+                                "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
                 final_info[i] = info
                 flags[i] = True
                 core.episodes += 1

@@ -1,0 +1,55 @@
+"""The fast encodings (``encode_game``, ``encode_batch``) equal ``encode_view`` of the seat's view."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from civlite.engine import Game, RuleSet
+from civlite.rl.encoding import MaskCache, encode_batch, encode_game, encode_view, mask_array, obs_size
+
+SHORT = RuleSet.default().with_changes(victory_ct=8)
+RULES = {  # rules, player counts, games per count
+    "default": (RuleSet.default(), (2, 4), 1),
+    "short": (SHORT, (2, 3, 4, 6), 2),
+    "supply": (SHORT.with_changes(ct_supply=14, turn_limit=40), (2, 5), 1),  # a finite supply: its flag and count
+    "clipped": (RuleSet.default().with_changes(victory_ct=1500, turn_limit=12), (2, 8), 1),  # clipped at OBS_HIGH
+}
+
+
+@pytest.mark.parametrize("case", RULES)
+def test_fast_encodings_equal_the_view_encoding_over_random_games(case: str) -> None:
+    rules, counts, games_per_count = RULES[case]
+    rng = random.Random(7)
+    kinds = set()
+    for players in counts:
+        for _ in range(games_per_count):
+            g = Game(players, seed=rng.getrandbits(32), rules=rules)
+            while True:
+                games, seats, rows = [], [], []
+                for seat in range(players):
+                    want = encode_view(g.view(seat))
+                    np.testing.assert_array_equal(encode_game(g, seat), want)
+                    games.append(g)
+                    seats.append(seat)
+                    rows.append(want)
+                out = np.full((players, obs_size(players)), -1.0, np.float32)
+                encode_batch(games, seats, out)
+                np.testing.assert_array_equal(out, np.array(rows))
+                kinds.add(g.pending_kind)
+                if g.is_over:
+                    break
+                ids = g.legal_ids()
+                g.apply_id(ids[int(rng.random() * len(ids))])
+    assert {"action", "meld", None} <= kinds
+
+
+def test_mask_cache_gives_fresh_masks() -> None:
+    cache = MaskCache(limit=2)
+    for legal in ([0, 3], [1], [0, 3], [5, 7, 152]):
+        m = cache.mask(legal)
+        np.testing.assert_array_equal(m, mask_array(legal))
+        m[:] = 0  # the caller's copy: the cache's is untouched
+        np.testing.assert_array_equal(cache.mask(legal), mask_array(legal))
