@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from civlite.engine import Card, Game, View
+from civlite.engine import Card, Game, RuleSet, View
 from civlite.engine.cards import SUIT_OF
 
 
@@ -73,3 +73,33 @@ def test_seen_codes_agree_with_the_view() -> None:
                 ids = g.legal_ids()
                 g.apply_id(ids[int(rng.random() * len(ids))])
     assert {c[0] for c in covered} == {c[1] for c in covered} == {c[2] for c in covered} == {False, True}
+
+
+def test_view_numbers_agree_with_the_view() -> None:
+    from civlite.engine.view import KIND_ORDER, view_numbers
+
+    rng = random.Random(3)
+    rules = RuleSet.default().with_changes(victory_ct=8, ct_supply=12, turn_limit=60)
+    for players in (2, 3):
+        for seed in range(2):
+            g = Game(players, seed=seed, rules=rules)
+            while True:
+                for seat in range(players):
+                    v = g.view(seat)
+                    n = players
+                    want: list[int] = []
+                    for k in range(n):
+                        s = (seat + k) % n
+                        want += [v.ct or 0, len(v.hand)] if s == seat else [v.player(s).ct, v.player(s).hand_size]
+                    ab = next((a for a in v.rules.abilities if a.name == v.resolving), None)
+                    pend = v.pending
+                    want += [v.deck_size, ("rise", "action", "meld", "fall").index(v.phase), int(v.over),
+                             -1 if pend is None else KIND_ORDER.index(pend.kind),
+                             -1 if pend is None else (pend.player - seat) % n, 0 if pend is None else pend.count,
+                             -1 if ab is None else int(ab.suit) + (8 if ab.tier == "advanced" else 0),
+                             (v.active - seat) % n, int(v.extra_turn), -1 if v.supply is None else v.supply, v.turn]
+                    assert view_numbers(g, seat) == want
+                if g.is_over:
+                    break
+                ids = g.legal_ids()
+                g.apply_id(ids[int(rng.random() * len(ids))])

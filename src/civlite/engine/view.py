@@ -22,6 +22,8 @@ from .rules import Ability, RuleSet
 if TYPE_CHECKING:
     from .game import Game
 
+_VISION = DecisionKind.VISION
+
 
 class Decision(NamedTuple):
     """The pending decision (R9): who decides, what kind, how many cards to choose."""
@@ -259,8 +261,46 @@ def seen_codes(g: Game, seat: int, tables: Sequence[bytes]) -> bytes:
         if known:
             parts.append(bytes(known).translate(tables[k + 1]))
     if not g.over and seat == g._dplayer:
-        if g._h.kind == DecisionKind.VISION:
+        if g._h.kind is _VISION:
             parts.append(bytes(g.deck).translate(tables[n + 1]))
         if g._selected:
             parts.append(bytes(g._selected).translate(tables[n + 2]))
     return b"".join(parts)
+
+
+#: the decision kinds in the order :func:`view_numbers` numbers them
+KIND_ORDER: tuple[DecisionKind, ...] = tuple(DecisionKind)
+_KIND_NUMBER = {k: i for i, k in enumerate(KIND_ORDER)}
+_PHASE_NUMBER = {"rise": 0, "action": 1, "meld": 2, "fall": 3}
+
+
+def view_numbers(g: Game, seat: int) -> list[int]:
+    """The numbers :func:`view_of` shows ``seat`` besides its cards, in one flat list (for
+    fixed-size encodings that run every step, with :func:`seen_codes`); seats are counted
+    from ``seat`` (offset 0 is ``seat``, 1 the next in play order, ...):
+
+    ``[ct_0, hand_size_0, ..., ct_{n-1}, hand_size_{n-1}`` (per offset), ``deck size,
+    phase`` (0 rise, 1 action, 2 meld, 3 fall), ``over`` (0/1), ``decision kind`` (index in
+    :data:`KIND_ORDER`; -1 once over), ``decider`` (offset; -1 once over), ``decision
+    count`` (0 once over), ``ability being resolved`` (its suit, plus 8 if advanced; -1 if
+    none), ``active`` (offset), ``extra turn`` (0/1), ``supply`` (-1: unlimited), ``turn]``."""
+    n = g.n
+    if not (isinstance(seat, int) and 0 <= seat < n):
+        raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+    ct = g.ct
+    hands = g.hands
+    out: list[int] = []
+    for k in range(n):
+        s = (seat + k) % n
+        out.append(ct[s])
+        out.append(len(hands[s]))
+    ab = g._ability
+    supply = g.supply
+    if g.over:
+        out += (len(g.deck), _PHASE_NUMBER.get(g.phase, -1), 1, -1, -1, 0)
+    else:
+        out += (len(g.deck), _PHASE_NUMBER.get(g.phase, -1), 0, _KIND_NUMBER[g._h.kind], (g._dplayer - seat) % n,
+                g._dcount)
+    out += (-1 if ab is None else int(ab.suit) + (8 if ab.tier == "advanced" else 0), (g.active - seat) % n,
+            1 if g.extra_turn else 0, -1 if supply is None else supply, g.turn)
+    return out

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..engine import NUM_ACTIONS, Card, Game, View
 from ..engine.cards import SUIT_OF
-from ..engine.view import seen_codes
+from ..engine.view import KIND_ORDER, seen_codes, view_numbers
 
 PHASES = ("rise", "action", "meld", "fall")
 KINDS = ("action", "meld", "vision", "foundations", "fall_discard")  # index 5: an ability's discard
@@ -132,6 +132,7 @@ class _Layout:
         offsets = [0, i + 1] + [8 + 10 * k + 2 for k in range(1, n)] + [i + 9, i + 17]
         self.tables = [bytes(off + s for s in SUIT_OF) + bytes(256 - len(SUIT_OF)) for off in offsets]
         self.phase = {p: i + 25 + j for j, p in enumerate(PHASES)}
+        self.phase_at = i + 25
         self.kind = i + 29
         self.ability = i + 36
         self.to_move = i + 52
@@ -145,6 +146,7 @@ class _Layout:
         #: CT and hand size of each relative seat, deck size, decision count, victory CT, supply
         self.ct = [8 + 10 * k for k in range(n)]
         self.hand_size = [8 + 10 * k + 1 for k in range(n)]
+        self.seat_values = [8 + 10 * k + j for k in range(n) for j in (0, 1)]  # view_numbers's first 2n
         self.deck = i
         self.count = i + 35
         self.victory = tail + 2
@@ -236,27 +238,57 @@ def encode_values(game: Game, seat: int) -> list[float]:
     return encode_game(game, seat).tolist()  # type: ignore[no-any-return]
 
 
+#: the encoding's kind index (KINDS, 5 for an ability's discard) of view_numbers's kind numbers
+_KIND_OF_NUMBER = np.array([_KIND_INDEX.get(k, 5) for k in KIND_ORDER], np.intp)
+
+
 def encode_batch(games: list[Game], seats: list[int], out: np.ndarray) -> None:
     """Write :func:`encode_game` of ``games[i]`` for ``seats[i]`` into row ``i`` of ``out``
-    (float32, ``(len(games), obs_size)``, all games with the same number of players), with one
-    ``np.bincount`` for the whole batch."""
+    (float32, ``(len(games), obs_size)``, all games with the same number of players).
+
+    Two engine calls per game (:func:`civlite.engine.view.seen_codes` for the cards,
+    :func:`civlite.engine.view.view_numbers` for the rest); everything else is numpy over
+    the whole batch."""
     if not games:
         return
-    lay = _layout(games[0].n)
+    n = games[0].n
+    lay = _layout(n)
     size = lay.size
-    codes_of = lay.codes
-    chunks: list[bytes] = []
-    turns: list[float] = []
-    for g, seat in zip(games, seats, strict=True):
-        codes, turn = codes_of(g, seat)
-        chunks.append(codes)
-        turns.append(turn)
     rows = len(games)
+    tables = lay.tables
+    chunks = [seen_codes(g, seat, tables) for g, seat in zip(games, seats, strict=True)]
+    nums = np.array([view_numbers(g, seat) for g, seat in zip(games, seats, strict=True)], np.int64)
     idx = np.frombuffer(b"".join(chunks), np.uint8).astype(np.intp)
-    idx += np.repeat(np.arange(0, rows * size, size), [len(c) for c in chunks])
-    out.reshape(-1)[:] = np.bincount(idx, minlength=rows * size)
-    out[:, lay.turn] = turns
-    if any(g.rules.victory_ct > _NO_CLIP_BELOW for g in games):
+    base = np.arange(0, rows * size, size)
+    idx += np.repeat(base, [len(c) for c in chunks])
+    flat = out.reshape(-1)
+    flat[:] = np.bincount(idx, minlength=rows * size)
+    d = 2 * n
+    out[:, lay.seat_values] = nums[:, :d]
+    out[:, lay.deck] = nums[:, d]
+    over = nums[:, d + 2] == 1
+    live = ~over
+    phase = nums[:, d + 1]
+    ability = nums[:, d + 6]
+    supply = nums[:, d + 9]
+    known = supply >= 0
+    hot = [base + lay.active + nums[:, d + 7], (base + lay.phase_at + phase)[phase >= 0], base[over] + lay.over,
+           (base + lay.kind + _KIND_OF_NUMBER[nums[:, d + 3]])[live], (base + lay.to_move + nums[:, d + 4])[live],
+           (base + lay.ability + ability)[ability >= 0], base[nums[:, d + 8] == 1] + lay.extra_turn,
+           base[known] + lay.supply_known]
+    flat[np.concatenate(hot)] = 1.0
+    out[:, lay.count] = nums[:, d + 5]
+    out[:, lay.supply] = np.minimum(np.where(known, supply, 0), OBS_HIGH)
+    rules = games[0].rules
+    if all(g.rules is rules for g in games):
+        out[:, lay.victory] = rules.victory_ct
+        out[:, lay.turn] = np.minimum(1.0, nums[:, d + 10] / max(1, rules.turn_limit))
+        clip = rules.victory_ct > _NO_CLIP_BELOW
+    else:
+        out[:, lay.victory] = [g.rules.victory_ct for g in games]
+        out[:, lay.turn] = np.minimum(1.0, nums[:, d + 10] / [max(1, g.rules.turn_limit) for g in games])
+        clip = any(g.rules.victory_ct > _NO_CLIP_BELOW for g in games)
+    if clip:
         np.minimum(out, OBS_HIGH, out=out)
 
 
