@@ -7,6 +7,8 @@ Prints {"decisions_per_second", "games_per_second", "decisions_per_game",
 "clone_microseconds", "per_players": {...}}. With --anchor, also runs
 ../shared/tools/anchor-speed (OpenSpiel's C++ crazy_eights from Python) in R rounds
 interleaved with ours, on this process's CPU set, and adds the ratio of the medians. Run it pinned to one core: `taskset -c 0 python benchmarks/engine_speed.py`.
+``compiled`` says whether the engine ran compiled (mypyc, as ``pip install`` builds it) or
+from its Python source (``CIVLITE_PURE=1`` compares the two).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from civlite.engine import Game
+from civlite.engine import COMPILED, SOURCE_REASON, Game
 
 
 def play(n: int, seed: int, rng: random.Random) -> int:
@@ -112,6 +114,9 @@ def main() -> None:
             float(result["decisions_per_second"]) / float(anchor["decisions_per_second"]), 3  # type: ignore[arg-type]
         )
         result["rounds"] = args.rounds
+    result["compiled"] = COMPILED  # mypyc (pip install) or the Python source (CIVLITE_PURE=1, ...)
+    if not COMPILED:
+        result["source_reason"] = SOURCE_REASON
     if args.json:
         print(json.dumps(result))
     else:

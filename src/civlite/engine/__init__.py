@@ -1,5 +1,10 @@
-"""The civlite rules engine: imports nothing from the rest of civlite."""
+"""The civlite rules engine: imports nothing from the rest of civlite.
 
+Its hot modules run compiled by mypyc when installed with pip (:mod:`._compiled`):
+:data:`COMPILED` says whether they do in this process, :data:`SOURCE_REASON` why not.
+"""
+
+from ._compiled import SOURCE_REASON, is_compiled  # first: decides how the modules below load
 from .actions import (
     Action,
     ActionFormatError,
@@ -37,10 +42,14 @@ from .record import GameRecord, RecordError
 from .rules import EFFECT_OPS, Ability, Effect, RuleSet, RuleSetError
 from .view import Decision, PlayerView, View
 
+#: whether the engine's hot modules run compiled (mypyc) in this process
+COMPILED: bool = is_compiled()
+
 __all__ = [
     "ADVANCED_BASE",
     "BASIC_BASE",
     "CARDS",
+    "COMPILED",
     "DISCARD_BASE",
     "EFFECT_OPS",
     "MAJOR_SUITS",
@@ -49,6 +58,7 @@ __all__ = [
     "NUM_ACTIONS",
     "PASS_ID",
     "PRIMITIVES",
+    "SOURCE_REASON",
     "SUITS",
     "SUIT_OF",
     "TAKE_BASE",

@@ -101,7 +101,11 @@ class Game(Resolution):
         rules: RuleSet | None = None,
         first: int | str = 0,
         chance: ChanceSource | None = None,
+        *,
+        _blank: bool = False,
     ) -> None:
+        if _blank:  # internal: an unset game that clone() and the loaders fill in
+            return
         rules = rules or RuleSet.default()
         if isinstance(players, int):
             n = players
@@ -158,13 +162,23 @@ class Game(Resolution):
         """
         return from_position(state, rules, seed, names)
 
-    @classmethod
-    def _placed(cls, rules: RuleSet, names: tuple[str, ...], seed: int, *, hands: list[list[int]],
+    def _new(self) -> Game:
+        return Game(_blank=True)
+
+    @staticmethod
+    def _world(view: View, hands: list[list[int]], knower: list[int], rng: random.Random) -> Game:
+        """A game holding what ``view`` shows (:meth:`_fill_world`), for :mod:`.determinize`."""
+        g = Game(_blank=True)
+        g._fill_world(view, hands, knower, rng)
+        return g
+
+    @staticmethod
+    def _placed(rules: RuleSet, names: tuple[str, ...], seed: int, *, hands: list[list[int]],
                 ct: list[int], supply: int | None, deck: list[int], discard: list[int], active: int,
                 turn: int, extra_turn: bool, universe: tuple[int, ...], phase: str,
                 start: dict[str, Any]) -> Game:
         """A game with these cards and CT (validated by the caller), started at ``phase``."""
-        g = cls.__new__(cls)
+        g = Game(_blank=True)
         g._setup(rules, len(hands), names, seed)
         g.hands = hands
         g.ct = ct

@@ -11,7 +11,7 @@ Conquest, Foundations); the owner always knows its own cards.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 from .actions import Action
 from .cards import CARDS
@@ -23,6 +23,7 @@ from .rules import Ability, RuleSet
 
 if TYPE_CHECKING:
     from .chance import ChanceSource
+    from .game import Game
     from .view import View
 
 
@@ -122,11 +123,15 @@ class GameState:
         self._dplayer = player
         self._dcount = count
 
-    @classmethod
-    def _world(cls, view: View, hands: list[list[int]], knower: list[int], rng: random.Random) -> Self:
-        """A game holding what ``view`` shows, with ``hands`` (the known cards so far) and
-        ``knower``; the sampler of :mod:`.determinize` deals the hidden cards into it."""
-        g = cls.__new__(cls)
+    def _new(self) -> Game:
+        """An unset game to fill in. ``Game`` makes it: compiled (mypyc) classes have no
+        bare ``__new__``."""
+        raise NotImplementedError
+
+    def _fill_world(self, view: View, hands: list[list[int]], knower: list[int], rng: random.Random) -> None:
+        """Hold what ``view`` shows, with ``hands`` (the known cards so far) and ``knower``;
+        the sampler of :mod:`.determinize` deals the hidden cards into it (``Game._world``)."""
+        g = self
         n = view.num_players
         g._setup(view.rules, n, tuple(f"seat {s}" for s in range(n)), 0, rng)
         g.hands = hands
@@ -150,10 +155,9 @@ class GameState:
             g._eff = view.effect_index
             g._target = view.resolving_target if view.resolving_target is not None else -1
         g._selected = [c.id for c in view.selecting]
-        return g
 
     # -- cloning ------------------------------------------------------------------
-    def clone(self) -> Self:
+    def clone(self) -> Game:
         """An independent copy (hand-written; the random source is copied too)."""
         # the random source is shared copy-on-write: whichever game draws from it
         # first takes its own copy of the state (``_own_rng``), so both games go on
@@ -162,13 +166,13 @@ class GameState:
         g._rng_shared = self._rng_shared = True
         return g
 
-    def clone_fast(self, rng: random.Random) -> Self:
+    def clone_fast(self, rng: random.Random) -> Game:
         """A copy for search: draws its chance from ``rng`` (the caller's) and keeps no action log."""
         return self._copy(rng, [], None)
 
     def _copy(self, rng: random.Random, actions: list[Action | tuple[Any, ...]],
-              start: dict[str, Any] | None) -> Self:
-        g = self.__class__.__new__(self.__class__)
+              start: dict[str, Any] | None) -> Game:
+        g = self._new()
         g.rules = self.rules
         g.n = self.n
         g.names = self.names

@@ -1,0 +1,138 @@
+"""The compiled engine (mypyc, built by ``pip install``) and its Python source are one engine.
+
+``pip install`` compiles the modules of ``civlite.engine._compiled.MODULES``; these tests
+play the same seeded games with both (the source through ``CIVLITE_PURE=1`` in a second
+process) and compare every event, view, clone and record; and check that an edited
+source is never shadowed by stale compiled modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import civlite.engine as engine
+from civlite.engine import _compiled
+
+# plays seeded random games (2-8 players; compact and concrete actions, clones, views,
+# bad input) and prints one digest line per game plus whether the engine was compiled
+PLAY = r"""
+import hashlib, json, random, sys
+import civlite.engine as e
+from civlite.engine import Game, IllegalActionError, Pass, RuleSet, sample_world
+
+def digest(seed):
+    n = 2 + seed % 7
+    rng = random.Random(seed)
+    g = Game(n, seed=seed)
+    h = hashlib.sha256()
+    steps = 0
+    while not g.is_over and steps < 3000:
+        steps += 1
+        seat = g.to_move
+        ids = g.legal_ids()
+        h.update(repr(ids).encode())
+        if steps % 11 == 0:
+            h.update(repr(g.view(seat)).encode())
+            h.update(repr(g.choices(seat)).encode())
+        if steps % 17 == 0:
+            c = g.clone()
+            for _ in range(5):
+                if c.is_over:
+                    break
+                c.apply_id(rng.choice(c.legal_ids()))
+            h.update(json.dumps(c.state_json(), sort_keys=True).encode())
+        if steps % 23 == 0 and not g.is_discard_decision:
+            w = sample_world(g.view(seat), random.Random(seed + steps))
+            h.update(repr(sorted(w.hands[seat])).encode())
+        if steps % 13 == 0:
+            try:
+                g.apply_id(10**6)
+            except IllegalActionError as err:
+                h.update(str(err).encode())
+        if steps % 5 == 0 and not g.is_discard_decision:
+            acts = g.legal_actions()
+            events = g.apply(acts[rng.randrange(len(acts))])
+        else:
+            events = g.apply_id(ids[rng.randrange(len(ids))])
+        for ev in events:
+            h.update(repr(ev).encode())
+            h.update(ev.describe(None).encode())
+    h.update(json.dumps(g.record().to_json(), sort_keys=True).encode())
+    h.update(repr(g.outcome()).encode())
+    return h.hexdigest()
+
+games = int(sys.argv[1])
+print(json.dumps({"compiled": e.COMPILED, "digests": [digest(s) for s in range(games)]}))
+"""
+
+
+def _run(env_extra: dict[str, str], games: int, path: str | None = None) -> dict[str, object]:
+    env = dict(os.environ, **env_extra)
+    if path is not None:
+        env["PYTHONPATH"] = path
+    out = subprocess.run([sys.executable, "-c", PLAY, str(games)], capture_output=True, text=True, env=env,
+                         check=False, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_the_installed_engine_is_compiled_where_the_test_command_expects_it() -> None:
+    # ./scripts/test sets CIVLITE_EXPECT_COMPILED=1: a build that silently fell back to the
+    # source (no compiler, a stale build) must not pass for the compiled engine
+    if os.environ.get("CIVLITE_EXPECT_COMPILED") != "1":
+        pytest.skip("CIVLITE_EXPECT_COMPILED is not set")
+    assert engine.COMPILED, engine.SOURCE_REASON
+    assert engine.SOURCE_REASON is None
+
+
+def test_compiled_and_source_engines_play_the_same_games() -> None:
+    if not engine.COMPILED:
+        pytest.skip(f"the engine is not compiled here ({engine.SOURCE_REASON})")
+    compiled = _run({"CIVLITE_PURE": "0"}, 60)
+    source = _run({"CIVLITE_PURE": "1"}, 60)
+    assert compiled["compiled"] is True
+    assert source["compiled"] is False
+    assert compiled["digests"] == source["digests"]
+
+
+def test_an_edited_source_is_run_instead_of_stale_compiled_modules(tmp_path: Path) -> None:
+    if not engine.COMPILED:
+        pytest.skip(f"the engine is not compiled here ({engine.SOURCE_REASON})")
+    pkg = Path(engine.__file__).resolve().parents[1]  # .../civlite
+    root = tmp_path / "site"
+    shutil.copytree(pkg, root / "civlite", ignore=shutil.ignore_patterns("__pycache__", "static"))
+    for lib in pkg.parent.glob("civlite_engine__mypyc*"):  # the compiled group's shared library
+        shutil.copy2(lib, root / lib.name)
+    probe = "import json, civlite.engine as e; print(json.dumps([e.COMPILED, e.SOURCE_REASON]))"
+
+    def state(**env: str) -> tuple[list[object], str]:
+        out = subprocess.run([sys.executable, "-W", "always", "-c", probe], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=str(root), **env), check=True)
+        return json.loads(out.stdout), out.stderr
+
+    assert state(CIVLITE_PURE="0")[0] == [True, None]  # the copy, unedited, runs compiled
+    handlers = root / "civlite" / "engine" / "handlers.py"
+    handlers.write_text(handlers.read_text() + "\nEDITED = True\n")
+    (compiled, reason), err = state(CIVLITE_PURE="0")
+    assert compiled is False
+    assert reason == "the compiled modules are older than the source"
+    assert "older than the source" in err and "pip install -e ." in err
+    # and the edit is what runs
+    out = subprocess.run([sys.executable, "-c", "from civlite.engine import handlers; print(handlers.EDITED)"],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(root)), check=True)
+    assert out.stdout.strip() == "True"
+
+
+def test_the_source_digest_covers_every_compiled_module() -> None:
+    folder = Path(_compiled.__file__).parent
+    assert all((folder / f"{m}.py").exists() for m in _compiled.MODULES)
+    assert _compiled.source_digest(folder) == _compiled.source_digest(folder)
+    assert "_compiled" not in _compiled.MODULES  # the chooser itself always runs from source
