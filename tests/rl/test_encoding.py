@@ -53,3 +53,14 @@ def test_mask_cache_gives_fresh_masks() -> None:
         np.testing.assert_array_equal(m, mask_array(legal))
         m[:] = 0  # the caller's copy: the cache's is untouched
         np.testing.assert_array_equal(cache.mask(legal), mask_array(legal))
+
+
+def test_large_counts_take_the_slow_path_with_the_same_values() -> None:
+    g = Game(2, seed=1, rules=RuleSet.default().with_changes(victory_ct=300, ct_supply=5000))
+    g.ct[0] = 280  # a count past the tables of repeated codes (256)
+    g.supply = 4000  # clipped at OBS_HIGH
+    for seat in (0, 1):
+        np.testing.assert_array_equal(encode_game(g, seat), encode_view(g.view(seat)))
+    out = np.zeros((2, obs_size(2)), np.float32)
+    encode_batch([g, g], [0, 1], out)
+    np.testing.assert_array_equal(out, np.array([encode_view(g.view(0)), encode_view(g.view(1))]))

@@ -109,6 +109,9 @@ def encode_view(view: View, out: np.ndarray | None = None) -> np.ndarray:
 
 _KIND_INDEX = {k: i for i, k in enumerate(KINDS)}  # any other kind (an ability's discard): 5
 _REPEATS = 256  # counts below this are looked up in a table of repeated codes
+#: the encoding's kind index (KINDS, 5 for an ability's discard) of view_numbers's kind numbers
+_KIND_OF_NUMBER_LIST = [_KIND_INDEX.get(k, 5) for k in KIND_ORDER]
+_KIND_OF_NUMBER = np.array(_KIND_OF_NUMBER_LIST, np.intp)
 
 
 class _Layout:
@@ -154,53 +157,49 @@ class _Layout:
         self.repeat: dict[int, list[bytes]] = {
             pos: [bytes((pos,)) * k for k in range(_REPEATS)]
             for pos in (*self.ct, *self.hand_size, self.deck, self.count, self.victory, self.supply)}
-        self.ct_rep = [self.repeat[pos] for pos in self.ct]
-        self.size_rep = [self.repeat[pos] for pos in self.hand_size]
-        self.deck_rep = self.repeat[self.deck]
+        #: the tables of view_numbers's first 2n + 1 values (CT and hand size per offset, deck size)
+        self.seat_reps = [self.repeat[pos] for pos in (*self.seat_values, self.deck)]
         self.count_rep = self.repeat[self.count]
         self.victory_rep = self.repeat[self.victory]
-        #: ``order[seat]``: the seats at offsets 0..n-1 from ``seat``
-        self.order = [tuple((seat + k) % n for k in range(n)) for seat in range(n)]
 
     def times(self, pos: int, k: int) -> bytes:
         """``k`` codes of ``pos``."""
         return self.repeat[pos][k] if 0 <= k < _REPEATS else bytes((pos,)) * k
 
     def codes(self, game: Game, seat: int) -> tuple[bytes, float]:
-        """The codes of ``seat``'s encoding of ``game``, and its turn fraction."""
-        n = self.n
-        flags = [self.active + (game.active - seat) % n]
-        phase = self.phase.get(game.phase)
-        if phase is not None:
-            flags.append(phase)
+        """The codes of ``seat``'s encoding of ``game``, and its turn fraction (two engine
+        calls: :func:`civlite.engine.view.seen_codes`, :func:`civlite.engine.view.view_numbers`)."""
+        nums = view_numbers(game, seat)
+        d = 2 * self.n
         parts = [seen_codes(game, seat, self.tables)]
-        if game.over:
+        r = game.rules
+        try:  # CT, hand sizes, deck size, victory CT: tables of repeated codes
+            parts += map(list.__getitem__, self.seat_reps, nums)  # stops after the deck size
+            parts.append(self.victory_rep[r.victory_ct])
+        except IndexError:  # a count of 256 or more (only with an extreme rule set)
+            parts[1:] = [self.times(pos, v) for pos, v in zip([*self.seat_values, self.deck], nums, strict=False)]
+            parts.append(self.times(self.victory, r.victory_ct))
+        flags = [self.active + nums[d + 7]]
+        phase = nums[d + 1]
+        if phase >= 0:
+            flags.append(self.phase_at + phase)
+        if nums[d + 2]:
             flags.append(self.over)
         else:
-            flags.append(self.kind + _KIND_INDEX.get(game.pending_kind, 5))  # type: ignore[arg-type]
-            flags.append(self.to_move + (game.to_move - seat) % n)  # type: ignore[operator]
-            parts.append(self.count_rep[game.pending_count])
-        ab = game.resolving
-        if ab is not None:
-            flags.append(self.ability + (8 if ab.tier == "advanced" else 0) + int(ab.suit))
-        if game.extra_turn:
+            flags.append(self.kind + _KIND_OF_NUMBER_LIST[nums[d + 3]])
+            flags.append(self.to_move + nums[d + 4])
+            parts.append(self.count_rep[nums[d + 5]])
+        ability = nums[d + 6]
+        if ability >= 0:
+            flags.append(self.ability + ability)
+        if nums[d + 8]:
             flags.append(self.extra_turn)
-        r = game.rules
-        supply = game.supply
-        if supply is not None:
+        supply = nums[d + 9]
+        if supply >= 0:
             flags.append(self.supply_known)
             parts.append(self.times(self.supply, min(supply, int(OBS_HIGH))))
         parts.append(bytes(flags))
-        ct = game.ct
-        hands = game.hands
-        for s, ct_rep, size_rep in zip(self.order[seat], self.ct_rep, self.size_rep, strict=True):
-            c = ct[s]
-            parts.append(ct_rep[c] if c < _REPEATS else bytes(ct_rep[1]) * c)
-            parts.append(size_rep[len(hands[s])])
-        parts.append(self.deck_rep[len(game.deck)])
-        v = r.victory_ct
-        parts.append(self.victory_rep[v] if v < _REPEATS else self.times(self.victory, v))
-        return b"".join(parts), min(1.0, game.turn / max(1, r.turn_limit))
+        return b"".join(parts), min(1.0, nums[d + 10] / max(1, r.turn_limit))
 
 
 _LAYOUTS: dict[int, _Layout] = {}
@@ -236,10 +235,6 @@ def encode_game(game: Game, seat: int) -> np.ndarray:
 def encode_values(game: Game, seat: int) -> list[float]:
     """:func:`encode_game` as a list of floats."""
     return encode_game(game, seat).tolist()  # type: ignore[no-any-return]
-
-
-#: the encoding's kind index (KINDS, 5 for an ability's discard) of view_numbers's kind numbers
-_KIND_OF_NUMBER = np.array([_KIND_INDEX.get(k, 5) for k in KIND_ORDER], np.intp)
 
 
 def encode_batch(games: list[Game], seats: list[int], out: np.ndarray) -> None:
