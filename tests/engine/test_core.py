@@ -4,6 +4,7 @@ meaning per field, the Outcome value, positions beside Game; on literal position
 from __future__ import annotations
 
 import ast
+import random
 from pathlib import Path
 from typing import Any
 
@@ -234,3 +235,23 @@ def test_a_game_is_all_slots() -> None:
     assert not hasattr(g, "__dict__")
     with pytest.raises(AttributeError):
         g.no_such_field = 1  # type: ignore[attr-defined]
+
+
+def test_every_view_tells_the_outcome_the_game_does() -> None:
+    # R8: the end is public; a client holding only a view reads the same Outcome
+    ended = {"victory": 0, "turn_limit": 0}
+    for seed in range(40):
+        n = 2 + seed % 4
+        rules = RuleSet.default() if seed % 3 else RuleSet.default().with_changes(turn_limit=3)
+        g = Game(n, seed=seed, rules=rules)
+        rng = random.Random(seed)
+        while not g.is_over:
+            assert all(g.view(s).outcome() is None for s in (None, *range(n)))
+            ids = g.legal_ids()
+            g.apply_id(ids[rng.randrange(len(ids))])
+        out = g.outcome()
+        assert out is not None
+        ended[out.reason] += 1
+        for s in (None, *range(n)):
+            assert g.view(s).outcome() == out
+    assert ended["victory"] and ended["turn_limit"]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import CARDS, SUIT_OF, Card
 from .decisions import DecisionKind
+from .outcome import Outcome, Termination
 from .rules import Ability, RuleSet
 
 if TYPE_CHECKING:
@@ -106,6 +107,17 @@ class View:
     @property
     def my_turn(self) -> bool:
         return self.pending is not None and self.pending.player == self.seat
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, as ``Game.outcome()`` says (every part of it is public), or
+        ``None`` while it runs: clients and bots that hold only a view read the end here."""
+        if not self.over:
+            return None
+        ct = tuple(self.ct if s == self.seat and self.ct is not None else self.player(s).ct
+                   for s in range(self.num_players))
+        if self.winner is not None:
+            return Outcome(Termination.VICTORY, self.winner, ct)
+        return Outcome(Termination.TURN_LIMIT, None, ct, self.drawn)
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {
