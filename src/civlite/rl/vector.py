@@ -22,7 +22,10 @@ deals what ``Game(players, seed=s)``, PettingZoo's and Gymnasium's ``reset(seed=
 ``civlite demo --seed s`` deal); later games take seeds from a generator seeded by ``s``.
 
 Observations are :func:`civlite.rl.encoding.encode_view` of the deciding seat's view
-(float32, ``(num_games, obs_size)``), masks int8 ``(num_games, 153)``.
+(float32, ``(num_games, obs_size)``), masks int8 ``(num_games, 153)``. Both are written in
+place into arrays kept for the whole batch (:func:`civlite.rl.encoding.encode_batch`: two
+engine calls per game, the rest numpy over the batch); ``copy=True`` (the default) returns
+copies, ``copy=False`` the arrays themselves, overwritten by the next call.
 """
 
 from __future__ import annotations
