@@ -1,0 +1,102 @@
+"""How fast could the PettingZoo loop go with a free observation? (the floor of issue 15's bar)
+
+Runs the AEC loop of ``benchmarks/rl_speed.py`` (``agent_iter``, ``last()``, a uniformly
+random legal action, ``step``) on ``raw_env()`` and ``env()``, interleaved with the raw
+engine's loop, three ways:
+
+* ``real``: as shipped;
+* ``free_obs``: ``observe`` returns one constant observation array (the mask is still
+  built, and the agent still picks among ``mask.nonzero()[0]``);
+* ``free_all``: ``observe`` returns the constant array and the legal ids as a list (no
+  numpy at all in the step).
+
+The environment's ``observe`` is replaced on the instance, for this measurement only.
+
+    taskset -c 1 python benchmarks/rl_floor.py --seconds 3 --rounds 3 --out benchmarks/results/rl_floor.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+from rl_speed import engine_loop
+
+from civlite.engine import COMPILED
+from civlite.rl.encoding import obs_size
+from civlite.rl.pettingzoo import env as pz_env
+from civlite.rl.pettingzoo import raw_env
+
+
+def pettingzoo(players: int, wrapped: bool, mode: str, seconds: float) -> float:
+    e: Any = pz_env(players=players) if wrapped else raw_env(players=players)
+    raw = e.unwrapped
+    const = np.zeros(obs_size(players), np.float32)
+    if mode == "free_obs":
+        def observe(agent: str) -> dict[str, Any]:
+            seat = raw.agent_name_mapping[agent]
+            return {"observation": const,
+                    "action_mask": raw._masks.mask(raw._legal) if seat == raw._mover else raw._zero_mask.copy()}
+        raw.observe = observe
+    elif mode == "free_all":
+        def observe(agent: str) -> dict[str, Any]:
+            return {"observation": const, "action_mask": raw._legal}
+        raw.observe = observe
+    r = random.Random(2)
+    n = 0
+    t0 = time.perf_counter()
+    end = t0 + seconds
+    while time.perf_counter() < end:
+        e.reset(seed=r.getrandbits(62))
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            m = obs["action_mask"]
+            legal = m if type(m) is list else m.nonzero()[0]
+            e.step(int(legal[int(r.random() * len(legal))]))
+            n += 1
+    return n / (time.perf_counter() - t0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--out", default="")
+    ap.add_argument("--note", default="")
+    a = ap.parse_args(argv)
+    eng = engine_loop(a.players)
+    names = [f"{'wrapped' if w else 'raw'}_{m}" for w in (False, True) for m in ("real", "free_obs", "free_all")]
+    runs: dict[str, list[float]] = {k: [] for k in ["engine", *names]}
+    for rnd in range(a.rounds):
+        runs["engine"].append(eng(a.seconds)["decisions_per_s"])
+        for w in (False, True):
+            for m in ("real", "free_obs", "free_all"):
+                runs[f"{'wrapped' if w else 'raw'}_{m}"].append(pettingzoo(a.players, w, m, a.seconds))
+        print(f"round {rnd + 1}: " + ", ".join(f"{k} {v[-1]:,.0f}" for k, v in runs.items()), flush=True)
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    for k, v in med.items():
+        print(f"  {k:<18} {v:>10,.0f} decisions/s  ({v / med['engine']:.2f} x engine)")
+    if a.out:
+        with open(a.out, "w", encoding="utf-8") as f:
+            json.dump({"players": a.players, "seconds": a.seconds, "rounds": a.rounds, "compiled_engine": COMPILED,
+                       "medians": med, "ratios_to_engine": {k: v / med["engine"] for k, v in med.items()},
+                       "runs": runs, "conditions": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                                    "affinity": sorted(os.sched_getaffinity(0)), "nice": os.nice(0),
+                                                    "load_avg_1m": round(os.getloadavg()[0], 2), "note": a.note}},
+                      f, indent=1)
+            f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
