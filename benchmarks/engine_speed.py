@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Engine speed: full games, one uniformly random legal (compact) action per decision.
 
-usage: engine_speed.py [--seconds S] [--players 2,4] [--json] [--anchor [--rounds R]]
+usage: engine_speed.py [--seconds S] [--players 2,4] [--json] [--anchor [--rounds R]] [--quiet]
 
 Prints {"decisions_per_second", "games_per_second", "decisions_per_game",
 "clone_microseconds", "per_players": {...}}. With --anchor, also runs
@@ -23,9 +23,12 @@ from pathlib import Path
 
 from civlite.engine import COMPILED, SOURCE_REASON, Game
 
+QUIET = False  # --quiet: games that build no events (Game.quiet: search, learning)
+
 
 def play(n: int, seed: int, rng: random.Random) -> int:
     g = Game(players=n, seed=seed)
+    g.quiet = QUIET
     decisions = 0
     legal_ids = g.legal_ids
     apply_id = g.apply_id
@@ -87,7 +90,10 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--anchor", action="store_true", help="also run ../shared/tools/anchor-speed, interleaved")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds with --anchor (medians reported)")
+    ap.add_argument("--quiet", action="store_true", help="quiet games: no events built (Game.quiet)")
     args = ap.parse_args()
+    global QUIET
+    QUIET = args.quiet
     players = [int(p) for p in args.players.split(",")]
     if not args.anchor:
         result = measure(players, args.seconds, args.seed)
@@ -114,6 +120,7 @@ def main() -> None:
             float(result["decisions_per_second"]) / float(anchor["decisions_per_second"]), 3  # type: ignore[arg-type]
         )
         result["rounds"] = args.rounds
+    result["quiet"] = QUIET
     result["compiled"] = COMPILED  # mypyc (pip install) or the Python source (CIVLITE_PURE=1, ...)
     if not COMPILED:
         result["source_reason"] = SOURCE_REASON

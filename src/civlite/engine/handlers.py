@@ -226,7 +226,8 @@ class ActionHandler(Handler):
         p = g._dplayer
         if aid == PASS_ID:  # the hot path of simulations: the pass event built here (as ``g._pass``)
             g._actions.append(_PASS)
-            g._ev.append(make_event(("pass", "R4.2", p, None, None, (), 0, 0, (), (), (), "action", 0, False, None)))
+            if not g._quiet:
+                g._ev.append(make_event(("pass", "R4.2", p, None, None, (), 0, 0, (), (), (), "action", 0, False, None)))
             g._ask_meld()
             return
         advanced = aid >= ADVANCED_BASE
@@ -342,8 +343,9 @@ class MeldHandler(Handler):
     def apply_id(self, g: Game, aid: int) -> None:
         if aid == PASS_ID:
             g._actions.append(_PASS)
-            g._ev.append(make_event(("pass", "R4.3", g._dplayer, None, None, (), 0, 0, (), (), (), "meld", 0, False,
-                                     None)))
+            if not g._quiet:
+                g._ev.append(make_event(("pass", "R4.3", g._dplayer, None, None, (), 0, 0, (), (), (), "meld", 0, False,
+                                         None)))
             g._enter_fall()
             return
         hand = g.hands[g._dplayer]

@@ -45,7 +45,8 @@ class Resolution(GameState):
             self.chance.shuffle(self.deck)
         else:
             _shuffle(self._own_rng(), self.deck)
-        self._ev.append(Event("reshuffle", "R3.1", count=len(self.deck), phase=self.phase))
+        if not self._quiet:
+            self._ev.append(Event("reshuffle", "R3.1", count=len(self.deck), phase=self.phase))
         return True
 
     def _draw(self, p: int, k: int, rule: str, ability: str | None = None) -> None:
@@ -62,8 +63,9 @@ class Resolution(GameState):
             knower[c] = 0
             got.append(c)
         self.hands[p].extend(got)
-        self._ev.append(make_event(("draw", rule, p, None, ability, (), len(got), 0, tuple(got), (p,), (),
-                                    self.phase, 0, False, None)))
+        if not self._quiet:
+            self._ev.append(make_event(("draw", rule, p, None, ability, (), len(got), 0, tuple(got), (p,), (),
+                                        self.phase, 0, False, None)))
 
     def _own_rng(self) -> random.Random:
         """The random source, copied first if a clone still shares it (copy on write)."""
@@ -91,8 +93,9 @@ class Resolution(GameState):
             amount = min(amount, self.supply)
             self.supply -= amount
         self.ct[p] += amount
-        self._ev.append(make_event(("gain_ct", rule, p, None, ability, (), 0, amount, (), (), (),
-                                    self.phase, 0, False, None)))
+        if not self._quiet:
+            self._ev.append(make_event(("gain_ct", rule, p, None, ability, (), 0, amount, (), (), (),
+                                        self.phase, 0, False, None)))
         self._check_win(p)
 
     def _check_win(self, p: int) -> None:
@@ -100,15 +103,17 @@ class Resolution(GameState):
             self.over = True
             self.winner = p
             self._ability = None
-            self._ev.append(Event("win", "R8.1", p, amount=self.ct[p], phase=self.phase))
+            if not self._quiet:
+                self._ev.append(Event("win", "R8.1", p, amount=self.ct[p], phase=self.phase))
 
     # -- abilities (each effect resolves through the registry, :mod:`.effects`) --------
     def _activate(self, ability: Ability, cards: list[int], target: int) -> None:
         p = self.active
         self._remove_from_hand(p, cards)
         self.discard.extend(cards)  # R3.3: paid before the effect
-        self._ev.append(make_event(("activate", ability.rule, p, target if target >= 0 else None, ability.name,
-                                    tuple(cards), len(cards), 0, (), (), (), self.phase, 0, False, None)))
+        if not self._quiet:
+            self._ev.append(make_event(("activate", ability.rule, p, target if target >= 0 else None, ability.name,
+                                        tuple(cards), len(cards), 0, (), (), (), self.phase, 0, False, None)))
         self._ability = ability
         self._eff = 0
         self._target = target
@@ -162,8 +167,9 @@ class Resolution(GameState):
                 self.chance.shuffle(self.deck)
             else:
                 _shuffle(self._own_rng(), self.deck)
-            self._ev.append(Event("shuffle", "R5.2", self.active, ability=self._ability.name if self._ability else None,
-                                  phase=self.phase))
+            if not self._quiet:
+                self._ev.append(Event("shuffle", "R5.2", self.active, ability=self._ability.name if self._ability else None,
+                                      phase=self.phase))
         return False
 
     def _take_one(self, cid: int) -> None:
@@ -173,13 +179,15 @@ class Resolution(GameState):
         if self._h.kind == _VISION:
             self.deck.remove(cid)
             self._knower[cid] = 0
-            self._ev.append(Event("take", ab.rule, p, ability=ab.name, count=1, secret=(cid,), seen_by=(p,),
-                                  phase=self.phase, source="deck"))
+            if not self._quiet:
+                self._ev.append(Event("take", ab.rule, p, ability=ab.name, count=1, secret=(cid,), seen_by=(p,),
+                                      phase=self.phase, source="deck"))
         else:
             self.discard.remove(cid)
             self._knower[cid] = (1 << self.n) - 1  # the discard pile is public (R3.2)
-            self._ev.append(Event("take", ab.rule, p, ability=ab.name, cards=(cid,), count=1,
-                                  phase=self.phase, source="discard"))
+            if not self._quiet:
+                self._ev.append(Event("take", ab.rule, p, ability=ab.name, cards=(cid,), count=1,
+                                      phase=self.phase, source="discard"))
         self.hands[p].append(cid)
         self._dcount -= 1
 
@@ -198,8 +206,9 @@ class Resolution(GameState):
         else:
             assert self._ability is not None
             rule, name = self._ability.rule, self._ability.name
-        self._ev.append(make_event(("discard", rule, who, None, name, tuple(ids), len(ids), 0, (), (), (),
-                                    self.phase, 0, False, None)))
+        if not self._quiet:
+            self._ev.append(make_event(("discard", rule, who, None, name, tuple(ids), len(ids), 0, (), (), (),
+                                        self.phase, 0, False, None)))
 
     def _resolve_discard(self, ids: list[int]) -> None:
         self._selected = []
@@ -217,7 +226,8 @@ class Resolution(GameState):
         # that wins (R8.1) has left the hand and draws nothing
         self._remove_from_hand(p, ids)
         self.discard.extend(ids)
-        self._ev.append(Event("meld", "R7.2", p, cards=tuple(ids), count=len(ids), amount=r.meld_ct, phase=self.phase))
+        if not self._quiet:
+            self._ev.append(Event("meld", "R7.2", p, cards=tuple(ids), count=len(ids), amount=r.meld_ct, phase=self.phase))
         self._gain(p, r.meld_ct, "R7.2", None)
         if self.over:
             return

@@ -32,7 +32,7 @@ class GameState:
 
     __slots__ = (
         "_ability", "_actions", "_dcount", "_decision", "_dplayer", "_eff", "_ev", "_first",
-        "_first_rises", "_h", "_knower", "_opts", "_rng_shared", "_selected", "_start", "_target",
+        "_first_rises", "_h", "_knower", "_opts", "_quiet", "_rng_shared", "_selected", "_start", "_target",
         "active", "chance", "ct", "deck", "discard", "drawn", "extra_turn", "hands", "n", "names",
         "opening_events", "over", "phase", "rng", "rules", "seed", "supply", "turn", "universe", "winner",
     )
@@ -73,6 +73,8 @@ class GameState:
     _target: int
     _selected: list[int]
     _ev: list[Event]
+    #: no events are built (``Game.quiet``): search copies, learning, fast simulations
+    _quiet: bool
     _actions: list[Action | tuple[Any, ...]]  # compact steps are kept raw until asked for
     _start: dict[str, Any] | None
     _first: int
@@ -112,6 +114,7 @@ class GameState:
         self._target = -1
         self._selected = []
         self._ev = []
+        self._quiet = False
         self._actions = []
         self._start = None
         self._first = 0
@@ -167,8 +170,11 @@ class GameState:
         return g
 
     def clone_fast(self, rng: random.Random) -> Game:
-        """A copy for search: draws its chance from ``rng`` (the caller's) and keeps no action log."""
-        return self._copy(rng, [], None)
+        """A copy for search: draws its chance from ``rng`` (the caller's), keeps no action log
+        and is ``quiet`` (builds no events)."""
+        g = self._copy(rng, [], None)
+        g._quiet = True
+        return g
 
     def _copy(self, rng: random.Random, actions: list[Action | tuple[Any, ...]],
               start: dict[str, Any] | None) -> Game:
@@ -205,6 +211,7 @@ class GameState:
         g._target = self._target
         g._selected = self._selected[:]
         g._ev = []
+        g._quiet = self._quiet
         g._actions = actions
         g._start = start
         g._first = self._first
