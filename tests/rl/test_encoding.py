@@ -64,3 +64,11 @@ def test_large_counts_take_the_slow_path_with_the_same_values() -> None:
     out = np.zeros((2, obs_size(2)), np.float32)
     encode_batch([g, g], [0, 1], out)
     np.testing.assert_array_equal(out, np.array([encode_view(g.view(0)), encode_view(g.view(1))]))
+
+
+def test_encode_batch_refuses_an_unfit_buffer() -> None:
+    g = Game(2, seed=1)
+    for bad in (np.zeros((2, obs_size(2)), np.float64), np.zeros((3, obs_size(2)), np.float32),
+                np.zeros((obs_size(2), 2), np.float32).T):
+        with pytest.raises(ValueError, match="out must be"):
+            encode_batch([g, g], [0, 1], bad)

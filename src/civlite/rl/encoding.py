@@ -250,6 +250,9 @@ def encode_batch(games: list[Game], seats: list[int], out: np.ndarray) -> None:
     lay = _layout(n)
     size = lay.size
     rows = len(games)
+    if out.shape != (rows, size) or out.dtype != np.float32 or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous float32 array of shape ({rows}, {size}), "
+                         f"got {out.dtype} {out.shape}{'' if out.flags.c_contiguous else ' (not contiguous)'}")
     tables = lay.tables
     chunks = [seen_codes(g, seat, tables) for g, seat in zip(games, seats, strict=True)]
     nums = np.array([view_numbers(g, seat) for g, seat in zip(games, seats, strict=True)], np.int64)
