@@ -251,6 +251,7 @@ class _Core:
         assert base is not None
         chance = _ScriptedChance(self.script)
         g = base.clone_fast(random.Random(0))
+        g.quiet = False  # clone_fast copies are quiet: the information state is made of the events
         g.chance = chance
         try:
             events = g.apply_id(aid)
