@@ -9,6 +9,10 @@ medians over ``--rounds`` are reported. Run it on one core:
 Loops (each counts *decisions*: one seat's compact action applied to a game):
 
 * ``engine``: ``legal_ids()`` + ``apply_id`` on :class:`civlite.engine.Game` (no observation);
+  the baseline of every ratio;
+* ``engine_quiet``: the same with ``game.quiet = True`` (no events built), as the
+  interfaces' games run unless something reads their events (PettingZoo's render);
+  ``ratios_to_engine_quiet`` in the JSON compare with it;
 * ``pettingzoo_raw`` / ``pettingzoo``: the AEC loop (``agent_iter``, ``last()`` with its
   observation and mask, ``step``) on ``raw_env()`` and on the wrapped ``env()``;
 * ``gymnasium``: :class:`SingleAgentEnv` against one ``random`` bot; each ``step()`` is
@@ -62,6 +66,23 @@ def engine_loop(players: int) -> Loop:
         end = t0 + seconds
         while time.perf_counter() < end:
             g = Game(players, seed=r.getrandbits(62))
+            while not g.over:
+                legal = g.legal_ids()
+                g.apply_id(legal[int(r.random() * len(legal))], check=False)
+                n += 1
+        return {"decisions_per_s": n / (time.perf_counter() - t0)}
+    return run
+
+
+def engine_quiet_loop(players: int) -> Loop:
+    def run(seconds: float) -> dict[str, float]:
+        r = random.Random(1)
+        n = 0
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        while time.perf_counter() < end:
+            g = Game(players, seed=r.getrandbits(62))
+            g.quiet = True
             while not g.over:
                 legal = g.legal_ids()
                 g.apply_id(legal[int(r.random() * len(legal))], check=False)
@@ -228,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     loops: dict[str, Loop] = {
         "engine": engine_loop(a.players),
+        "engine_quiet": engine_quiet_loop(a.players),
         "pettingzoo_raw": pettingzoo_loop(a.players, wrapped=False),
         "pettingzoo": pettingzoo_loop(a.players, wrapped=True),
         "gymnasium": gymnasium_loop(a.players),
@@ -248,13 +270,15 @@ def main(argv: list[str] | None = None) -> int:
     for k, m in med.items():
         main_metric = next(iter(m))
         extra = ", ".join(f"{x} {y:,.0f}" for x, y in list(m.items())[1:] if not x.startswith("decisions_in"))
-        ratio = f"  ({m[main_metric] / eng:.2f} x engine)" if k != "engine" else ""
+        quiet = med["engine_quiet"]["decisions_per_s"]
+        ratio = f"  ({m[main_metric] / eng:.2f} x engine, {m[main_metric] / quiet:.2f} x quiet)" if k != "engine" else ""
         print(f"  {k:<15} {main_metric} {m[main_metric]:>10,.0f}{ratio}" + (f"; {extra}" if extra else ""))
     single = single_breakdown(a.players, a.seconds)
     batched = batched_breakdown(a.players, a.batch, a.seconds)
     batched["total_us"] = 1e6 / med["batched"]["agent_steps_per_s"]
     batched["bookkeeping_us"] = batched["total_us"] - batched["engine_us"] - batched["encode_batch_us"] - batched["masks_us"]
-    breakdown = {"engine_decision_us": 1e6 / eng, **single,
+    breakdown = {"engine_decision_us": 1e6 / eng, "engine_quiet_decision_us": 1e6 / med["engine_quiet"]["decisions_per_s"],
+                 **single,
                  "pettingzoo_raw_decision_us": 1e6 / med["pettingzoo_raw"]["decisions_per_s"],
                  "batched_agent_step": batched}
     print("\nbreakdown (microseconds): engine decision {:.2f}; encode_game {:.2f}, mask {:.2f} "
@@ -266,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
                                "python": platform.python_version(), "medians": med, "runs": runs,
                                "breakdown_us": breakdown,
                                "ratios_to_engine": {k: next(iter(m.values())) / eng for k, m in med.items()},
+                               "ratios_to_engine_quiet": {k: next(iter(m.values())) / med["engine_quiet"]["decisions_per_s"]
+                                                          for k, m in med.items()},
                                "conditions": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                               "cpus": os.cpu_count(), "nice": os.nice(0),
                                               "affinity": sorted(os.sched_getaffinity(0)),

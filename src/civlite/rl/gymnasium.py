@@ -143,6 +143,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
                      for s, spec in zip(others, self.opponent_specs, strict=True)}
         game_seed = int(seed) if seed is not None else int(rng.integers(2**63))
         self.game = Game(n, seed=game_seed, rules=self.rules)
+        self.game.quiet = True  # nothing here reads events (the render shows the public table)
         self._play_opponents()
         return self._obs(), self._info()
 

@@ -110,6 +110,7 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         else:
             game_seed = next_seed(self._rng)
         self.game = Game(self.num_players, seed=game_seed, rules=self.rules)
+        self.game.quiet = self.render_mode is None  # events only for the render's log
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
