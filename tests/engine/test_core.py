@@ -290,3 +290,28 @@ def test_copies_keep_quiet_and_search_copies_are_quiet() -> None:
     assert c.apply_id(c.legal_ids()[0]) == []
     c.quiet = False
     assert c.apply_id(c.legal_ids()[0]) != [] or c.is_discard_decision
+
+
+def test_games_pickle_and_play_on_identically() -> None:
+    # OpenSpiel serialises states, multiprocessing ships games: a pickled game (compiled or
+    # not) comes back with the registered decision handlers and plays on as the original
+    import pickle
+
+    for seed in range(12):
+        n = 2 + seed % 4
+        g = Game(n, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(40 + seed * 7):
+            if g.is_over:
+                break
+            ids = g.legal_ids()
+            g.apply_id(ids[rng.randrange(len(ids))])
+        h = pickle.loads(pickle.dumps(g))
+        assert h.state_json() == g.state_json() and h.pending == g.pending
+        assert h.record().to_json() == g.record().to_json()
+        while not g.is_over:
+            ids = g.legal_ids()
+            assert h.legal_ids() == ids
+            aid = ids[rng.randrange(len(ids))]
+            assert h.apply_id(aid) == g.apply_id(aid)
+        assert h.outcome() == g.outcome()

@@ -59,6 +59,11 @@ class Handler:
     def __init__(self, kind: DecisionKind) -> None:
         self.kind = kind
 
+    def __reduce__(self) -> tuple[Any, tuple[DecisionKind]]:
+        # one instance per kind: a pickled game's handler comes back as the registered one
+        # (compiled classes cannot be rebuilt without their ``__init__`` arguments)
+        return handler_of, (self.kind,)
+
     def __repr__(self) -> str:
         return f"HANDLERS[{self.kind!r}]"
 
@@ -516,3 +521,9 @@ HANDLERS: dict[DecisionKind, Handler] = {
     K.SETBACK_DISCARD: DiscardHandler(K.SETBACK_DISCARD, "R9"),
     K.FALL_DISCARD: DiscardHandler(K.FALL_DISCARD, "R4.4"),
 }
+
+
+def handler_of(kind: DecisionKind) -> Handler:
+    """The registered handler of ``kind``."""
+    return HANDLERS[kind]
+
