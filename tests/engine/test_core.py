@@ -292,6 +292,14 @@ def test_copies_keep_quiet_and_search_copies_are_quiet() -> None:
     assert c.apply_id(c.legal_ids()[0]) != [] or c.is_discard_decision
 
 
+def test_games_views_and_primitives_pickle() -> None:
+    import pickle
+
+    from civlite.engine import PRIMITIVES
+
+    assert all(pickle.loads(pickle.dumps(p)) is p for p in PRIMITIVES.values())
+
+
 def test_games_pickle_and_play_on_identically() -> None:
     # OpenSpiel serialises states, multiprocessing ships games: a pickled game (compiled or
     # not) comes back with the registered decision handlers and plays on as the original
@@ -308,6 +316,9 @@ def test_games_pickle_and_play_on_identically() -> None:
             g.apply_id(ids[rng.randrange(len(ids))])
         h = pickle.loads(pickle.dumps(g))
         assert h.state_json() == g.state_json() and h.pending == g.pending
+        for s in (None, *range(n)):  # views and choices travel too (bots in other processes)
+            assert pickle.loads(pickle.dumps(g.view(s))) == g.view(s)
+            assert pickle.loads(pickle.dumps(g.choices(s))) == g.choices(s)
         assert h.record().to_json() == g.record().to_json()
         while not g.is_over:
             ids = g.legal_ids()

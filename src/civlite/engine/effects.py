@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .resolution import Resolution
@@ -47,6 +47,11 @@ class Primitive:
     help: str
     #: applies it in a game (see the resolvers above the table)
     resolve: Resolver = field(repr=False, compare=False)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # one per name: a pickled primitive comes back as the registered one (a compiled
+        # frozen dataclass has no pickle state to set)
+        return primitive_of, (self.name,)
 
     def words(self, amount: int = 1, target: str = "an opponent") -> str:
         """The effect in plain words: ``draw 3``, ``take 1 CT from seat 1``."""
@@ -169,3 +174,9 @@ PRIMITIVES: dict[str, Primitive] = {
 EFFECT_OPS: dict[str, tuple[bool, bool, str]] = {
     p.name: (p.takes_amount, p.targets, p.help) for p in PRIMITIVES.values()
 }
+
+
+def primitive_of(name: str) -> Primitive:
+    """The registered primitive called ``name``."""
+    return PRIMITIVES[name]
+

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import CARDS, SUIT_OF, Card
@@ -57,6 +57,10 @@ class PlayerView:
     ct: int
     known: tuple[Card, ...] = ()
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # by its fields: a compiled (mypyc) frozen dataclass has no pickle state to set
+        return PlayerView, tuple(getattr(self, f.name) for f in fields(PlayerView))
+
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "hand_size": self.hand_size, "ct": self.ct,
                 "known": [c.name for c in self.known]}
@@ -97,6 +101,10 @@ class View:
     first_rises: tuple[int, ...] = ()  # draws of the first Rises still owed, in turn order
     #: the pending decision's number (``Game.decision_number``): answers carry it back
     decision_number: int = 0
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # by its fields: a compiled (mypyc) frozen dataclass has no pickle state to set
+        return View, tuple(getattr(self, f.name) for f in fields(View))
 
     def player(self, seat: int) -> PlayerView:
         for p in self.players:
