@@ -312,7 +312,9 @@ class Store:
                     "SELECT t, :me, now() + make_interval(secs => :ttl) FROM unnest(CAST(:ids AS text[])) AS t "
                     "ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, expires = EXCLUDED.expires "
                     "WHERE table_leases.owner = EXCLUDED.owner OR table_leases.expires < now() "
-                    "RETURNING table_id"), {"me": owner, "ttl": ttl, "ids": list(ids)}).scalars())
+                    "RETURNING table_id"), {"me": owner, "ttl": ttl, "ids": sorted(ids)}).scalars())
+                # sorted: every process locks lease rows in one order, so two processes' rounds
+                # over the same tables cannot deadlock (PostgreSQL would abort one of them)
             if release:
                 conn.execute(text("DELETE FROM table_leases WHERE owner = :me AND table_id = ANY(CAST(:ids AS text[]))"),
                              {"me": owner, "ids": list(release)})

@@ -460,9 +460,16 @@ class Manager:
                     log.warning("table %s not loaded: %d tables in memory, none idle", table_id, len(self.tables))
                     raise ProtocolError("busy", "the server holds as many tables as it may: try again later")
             if self.leases and not t.game.is_over:
-                with contextlib.suppress(Exception):  # else the next lease round claims it
-                    if table_id in await asyncio.to_thread(self.store.claim_leases, self.owner, [table_id], LEASE_TTL):
-                        self.owned.add(table_id)
+                for attempt in range(3):  # a transient failure (a deadlock, a dropped connection) is retried
+                    try:
+                        if table_id in await asyncio.to_thread(self.store.claim_leases, self.owner, [table_id],
+                                                               LEASE_TTL):
+                            self.owned.add(table_id)
+                        break
+                    except Exception as e:  # else the next lease round claims it (if nobody else has)
+                        log.warning("lease of table %s not claimed (attempt %d): %s: %s", table_id, attempt + 1,
+                                    type(e).__name__, e)
+                        await asyncio.sleep(0.05 * (attempt + 1))
             self.tables[table_id] = t
             self._schedule(t)
             return t
