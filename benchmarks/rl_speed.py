@@ -58,7 +58,7 @@ from civlite.rl.vector import BatchedGames, CivLiteVectorEnv, _write_masks
 Loop = Callable[[float], dict[str, float]]
 
 
-def engine_loop(players: int) -> Loop:
+def engine_loop(players: int, quiet: bool = False) -> Loop:
     def run(seconds: float) -> dict[str, float]:
         r = random.Random(1)
         n = 0
@@ -66,23 +66,7 @@ def engine_loop(players: int) -> Loop:
         end = t0 + seconds
         while time.perf_counter() < end:
             g = Game(players, seed=r.getrandbits(62))
-            while not g.over:
-                legal = g.legal_ids()
-                g.apply_id(legal[int(r.random() * len(legal))], check=False)
-                n += 1
-        return {"decisions_per_s": n / (time.perf_counter() - t0)}
-    return run
-
-
-def engine_quiet_loop(players: int) -> Loop:
-    def run(seconds: float) -> dict[str, float]:
-        r = random.Random(1)
-        n = 0
-        t0 = time.perf_counter()
-        end = t0 + seconds
-        while time.perf_counter() < end:
-            g = Game(players, seed=r.getrandbits(62))
-            g.quiet = True
+            g.quiet = quiet
             while not g.over:
                 legal = g.legal_ids()
                 g.apply_id(legal[int(r.random() * len(legal))], check=False)
@@ -249,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     loops: dict[str, Loop] = {
         "engine": engine_loop(a.players),
-        "engine_quiet": engine_quiet_loop(a.players),
+        "engine_quiet": engine_loop(a.players, quiet=True),
         "pettingzoo_raw": pettingzoo_loop(a.players, wrapped=False),
         "pettingzoo": pettingzoo_loop(a.players, wrapped=True),
         "gymnasium": gymnasium_loop(a.players),

@@ -75,10 +75,8 @@ print(json.dumps({"compiled": e.COMPILED, "digests": [digest(s) for s in range(g
 """
 
 
-def _run(env_extra: dict[str, str], games: int, path: str | None = None) -> dict[str, object]:
+def _run(env_extra: dict[str, str], games: int) -> dict[str, object]:
     env = dict(os.environ, **env_extra)
-    if path is not None:
-        env["PYTHONPATH"] = path
     out = subprocess.run([sys.executable, "-c", PLAY, str(games)], capture_output=True, text=True, env=env,
                          check=False, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
