@@ -237,3 +237,34 @@ def test_leases_one_runner_per_table_and_a_silent_holder_loses_them(pg_url: str,
     asyncio.run(run())
     s1.close()
     s2.close()
+
+
+def test_a_new_table_is_leased_to_its_maker_in_the_transaction_that_stores_it(pg_url: str) -> None:
+    """A process that resumes or loads a table just made by another (before the maker's own
+    load claimed it) finds its lease held: the table is created with its maker's lease. (Once
+    a starting process's resume took the first table of the lease test this way.)"""
+    import asyncio
+
+    from civlite.engine import RuleSet
+    from civlite.server.storage import Store
+    from civlite.server.tables import Manager
+
+    s1, s2 = Store(pg_url), Store(pg_url)
+    seats = [{"kind": "bot", "bot": "random", "name": "a"}, {"kind": "bot", "bot": "random", "name": "b"}]
+    s1.create_table(id="made1", name="t", rules=RuleSet.default().to_dict(), seed=3, seats=seats, clock=None,
+                    lease=("maker", 30.0))
+    assert s2.claim_leases("other", ["made1"], 30.0) == set()  # held by its maker
+    assert s1.claim_leases("maker", ["made1"], 30.0) == {"made1"}  # the maker renews it
+
+    async def run() -> None:
+        m2 = Manager(s2, bot_delay=0.05, bot_processes=0)
+        await m2.start()
+        try:
+            t = await m2.get("made1")  # as a resume or a watcher's load would
+            assert t is not None and "made1" not in m2.owned and not m2.owns(t)
+        finally:
+            await m2.stop()
+
+    asyncio.run(run())
+    s1.close()
+    s2.close()

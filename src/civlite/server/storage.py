@@ -248,9 +248,12 @@ class Store:
     # -- tables -------------------------------------------------------------------
     def create_table(self, *, id: str, name: str, rules: dict[str, Any], seed: int, seats: list[dict[str, Any]],
                      clock: int | None, first: int = 0, rematch_of: str | None = None,
-                     seeded: bool = False) -> TableInfo:
+                     seeded: bool = False, lease: tuple[str, float] | None = None) -> TableInfo:
         """``seed``: the deal's seed, of any size (a secret one is kept as hex: it is too big for
-        BIGINT); ``seeded``: it was chosen by the creator (a practice table, marked as such)."""
+        BIGINT); ``seeded``: it was chosen by the creator (a practice table, marked as such).
+        ``lease``: ``(owner, seconds)``, the new table's lease, taken in the same transaction
+        (PostgreSQL, several processes): no other process can claim a table between its creation
+        and its maker's first lease round (one that resumes or loads it then finds it held)."""
         if seed < 0:
             raise StorageError(f"a seed is 0 or more, got {seed}")
         small = seeded and seed < 2**63
@@ -262,6 +265,10 @@ class Store:
             if rematch_of is not None:
                 s.execute(update(TableRow).where(TableRow.id == rematch_of, TableRow.rematch.is_(None))
                           .values(rematch=id))
+            if lease is not None and self.is_postgres:
+                s.execute(text("INSERT INTO table_leases (table_id, owner, expires) "
+                               "VALUES (:id, :me, now() + make_interval(secs => :ttl))"),
+                          {"id": id, "me": lease[0], "ttl": lease[1]})
         return TableInfo.of(row)
 
     def get_table(self, table_id: str) -> TableInfo | None:

@@ -24,10 +24,10 @@ import re
 import secrets
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..bots import OPTIONS, Bot, decide, decide_and_return, make_bot, parse_spec
 from ..engine import (
@@ -46,6 +46,7 @@ from .protocol import VERSION, ActionMsg, CreateTable, Hello, ProtocolError, err
 from .storage import Append, ConflictError, StorageError, Store, TableInfo
 
 log = logging.getLogger("civlite.server")
+_T = TypeVar("_T")
 
 
 def token_digest(token: str) -> str:
@@ -323,6 +324,10 @@ class Manager:
         self._sweep_task: asyncio.Task[None] | None = None
         self._adopting: set[asyncio.Task[None]] = set()
         self._release: set[str] = set()  # leases to give up in the next round
+        # lease claims run on a thread of their own: queued behind the shared threads' work (loads,
+        # catching up on other processes' moves, bots thinking) a renewal could come too late, and
+        # another process would rightly take over a table this one still runs
+        self._lease_thread: ThreadPoolExecutor | None = None
         self.bot_delay = bot_delay
         # search bots think in worker processes, each with a core and an interpreter of its own
         # (a search in a thread would share the server's); None: one per core; 0: in threads
@@ -351,6 +356,7 @@ class Manager:
         self._resume_task = asyncio.create_task(self._resume())
         self._sweep_task = asyncio.create_task(self._sweeper())
         if self.leases:
+            self._lease_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="civlite-leases")
             self._lease_task = asyncio.create_task(self._lease_loop())
 
     async def _resume(self, limit: int = 500) -> None:
@@ -374,8 +380,11 @@ class Manager:
                 task.cancel()
         if self.leases and self.owned:  # hand the tables over at once (another process may claim them)
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.store.release_leases, self.owner)
+                await self._on_lease_thread(self.store.release_leases, self.owner)
             self.owned.clear()
+        if self._lease_thread is not None:
+            self._lease_thread.shutdown(wait=False, cancel_futures=True)
+            self._lease_thread = None
         for t in self.tables.values():
             if t.task:
                 t.task.cancel()
@@ -426,7 +435,7 @@ class Manager:
             info = await asyncio.to_thread(
                 self.store.create_table, id=secrets.token_urlsafe(6).replace("-", "x").replace("_", "y"),
                 name=safe_name(spec.name) or f"{len(seats)}-seat table", rules=rules.to_dict(), seed=seed, seats=seats,
-                clock=spec.clock, seeded=spec.practice)
+                clock=spec.clock, seeded=spec.practice, lease=(self.owner, LEASE_TTL) if self.leases else None)
         except Exception as e:
             log.warning("a table could not be stored: %s: %s", type(e).__name__, e)
             raise ProtocolError("unavailable", f"the table could not be stored ({type(e).__name__}): "
@@ -462,9 +471,11 @@ class Manager:
             if self.leases and not t.game.is_over:
                 for attempt in range(3):  # a transient failure (a deadlock, a dropped connection) is retried
                     try:
-                        if table_id in await asyncio.to_thread(self.store.claim_leases, self.owner, [table_id],
-                                                               LEASE_TTL):
+                        if table_id in await self._on_lease_thread(self.store.claim_leases, self.owner,
+                                                                   [table_id], LEASE_TTL):
                             self.owned.add(table_id)
+                        else:
+                            log.debug("table %s: its lease is another process's", table_id)
                         break
                     except Exception as e:  # else the next lease round claims it (if nobody else has)
                         log.warning("lease of table %s not claimed (attempt %d): %s: %s", table_id, attempt + 1,
@@ -511,6 +522,12 @@ class Manager:
         """Whether this process runs ``t``'s bots and clock."""
         return not self.leases or t.id in self.owned
 
+    async def _on_lease_thread(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """``fn(*args)`` on the lease thread (the shared threads if leases are not started)."""
+        if self._lease_thread is None:
+            return await asyncio.to_thread(fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._lease_thread, fn, *args)
+
     async def _lease_loop(self) -> None:
         failing = False
         while True:
@@ -519,8 +536,9 @@ class Manager:
             done = {tid for tid in self.owned if tid not in self.tables or self.tables[tid].game.is_over}
             release = self._release | done
             try:
-                got = await asyncio.to_thread(self.store.claim_leases, self.owner, want, LEASE_TTL, sorted(release))
-                orphans = await asyncio.to_thread(self.store.orphaned_tables, 20)
+                got = await self._on_lease_thread(self.store.claim_leases, self.owner, want, LEASE_TTL,
+                                                  sorted(release))
+                orphans = await self._on_lease_thread(self.store.orphaned_tables, 20)
                 failing = False
             except Exception as e:
                 # storage down: nothing changes here (no move can be stored meanwhile; should another
@@ -535,6 +553,9 @@ class Manager:
             lost = (self.owned & set(want)) - got
             gained = got - self.owned
             self._release |= got - set(self.tables)  # evicted during the round
+            if lost or gained or done:
+                log.debug("leases of %s: lost %s, gained %s, done %s", self.owner, sorted(lost), sorted(gained),
+                          sorted(done))
             self.owned = ((self.owned - lost - done) | got) & set(self.tables)
             for tid in lost:
                 t = self.tables.get(tid)
@@ -1002,7 +1023,8 @@ class Manager:
                 await asyncio.to_thread(
                     self.store.create_table, id=new_id, name=info.name, rules=info.rules,
                     seed=secrets.randbits(SECRET_BITS), seats=info.seats, clock=info.clock,
-                    first=(info.first + 1) % len(info.seats), rematch_of=info.id)
+                    first=(info.first + 1) % len(info.seats), rematch_of=info.id,
+                    lease=(self.owner, LEASE_TTL) if self.leases else None)
                 got = await asyncio.to_thread(self.store.set_rematch, info.id, new_id)
                 t.info = _with(info, rematch=got)
             self._broadcast(t, {"v": VERSION, "type": "rematch", "table": t.info.rematch})
