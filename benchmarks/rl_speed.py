@@ -49,11 +49,11 @@ from typing import Any
 import numpy as np
 
 from civlite.engine import Game
-from civlite.rl.encoding import MaskCache, encode_batch, encode_game
+from civlite.rl.encoding import MaskCache, encode_batch, encode_game, write_masks
 from civlite.rl.gymnasium import SingleAgentEnv
 from civlite.rl.pettingzoo import env as pz_env
 from civlite.rl.pettingzoo import raw_env as pz_raw_env
-from civlite.rl.vector import BatchedGames, CivLiteVectorEnv, _write_masks
+from civlite.rl.vector import BatchedGames, CivLiteVectorEnv
 
 Loop = Callable[[float], dict[str, float]]
 
@@ -209,7 +209,7 @@ def batched_breakdown(players: int, batch: int, seconds: float) -> dict[str, flo
         t1 = clock()
         encode_batch(games, [g._dplayer for g in games], b._obs)
         t2 = clock()
-        _write_masks(b.legal, b._mask)
+        write_masks(b.legal, b._mask)
         t3 = clock()
         mask = b._mask
         t_engine += t1 - t0

@@ -23,8 +23,8 @@ deals what ``Game(players, seed=s)``, PettingZoo's and Gymnasium's ``reset(seed=
 
 Observations are :func:`civlite.rl.encoding.encode_view` of the deciding seat's view
 (float32, ``(num_games, obs_size)``), masks int8 ``(num_games, 153)``. Both are written in
-place into arrays kept for the whole batch (:func:`civlite.rl.encoding.encode_batch`: two
-engine calls per game, the rest numpy over the batch); ``copy=True`` (the default) returns
+place into arrays kept for the whole batch (:func:`civlite.rl.encoding.encode_batch`: one
+engine call writes the batch's float32 bytes, one copy puts them in place); ``copy=True`` (the default) returns
 copies, ``copy=False`` the arrays themselves, overwritten by the next call.
 """
 
@@ -40,7 +40,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..bots import Bot, RandomBot, make_bot
 from ..engine import NUM_ACTIONS, Game, RuleSet, describe_id
-from .encoding import OBS_HIGH, encode_batch, encode_game, obs_size
+from .encoding import OBS_HIGH, encode_batch, encode_game, obs_size, write_masks
 from .pettingzoo import _rules
 
 __all__ = ["BatchedGames", "CivLiteVectorEnv"]
@@ -59,14 +59,6 @@ def _first_illegal(acts: list[int], legal: list[list[int]]) -> tuple[int, int] |
     if all(map(list.__contains__, legal, acts)):  # one C loop in the usual case
         return None
     return next((i, a) for i, (a, ok) in enumerate(zip(acts, legal, strict=True)) if a not in ok)
-
-
-def _write_masks(legal: list[list[int]], out: np.ndarray) -> None:
-    """Row ``i`` of ``out`` (int8, ``(len(legal), NUM_ACTIONS)``) := the mask of ``legal[i]``."""
-    out.fill(0)
-    idx = np.frombuffer(b"".join(map(bytes, legal)), np.uint8).astype(np.intp)  # compact ids are below 256
-    idx += np.repeat(np.arange(0, len(legal) * NUM_ACTIONS, NUM_ACTIONS), [len(x) for x in legal])
-    out.reshape(-1)[idx] = 1
 
 
 class BatchedGames:
@@ -122,7 +114,7 @@ class BatchedGames:
 
     def _observe(self, seats: list[int]) -> None:
         encode_batch(self.games, seats, self._obs)
-        _write_masks(self.legal, self._mask)
+        write_masks(self.legal, self._mask)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """One action per game (compact ids) -> ``(obs, mask, to_move, rewards, terminated, truncated)``.
@@ -247,7 +239,7 @@ class CivLiteVectorEnv(VectorEnv):
     def _observe(self) -> dict[str, np.ndarray]:
         core = self.core
         encode_batch(core.games, self._seats, core._obs)
-        _write_masks(core.legal, core._mask)
+        write_masks(core.legal, core._mask)
         if self.copy:
             return {"observation": core._obs.copy(), "action_mask": core._mask.copy()}
         return {"observation": core._obs, "action_mask": core._mask}
@@ -255,7 +247,7 @@ class CivLiteVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """The legal actions of every game now, ``(num_envs, 153)`` booleans (for maskable learners)."""
         mask = np.zeros((self.num_envs, NUM_ACTIONS), np.int8)
-        _write_masks(self.core.legal, mask)
+        write_masks(self.core.legal, mask)
         return mask.astype(bool)
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
