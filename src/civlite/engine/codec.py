@@ -27,17 +27,17 @@ Compact(op='advanced', suit=Suit.MILITARY, offset=1)
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from .cards import SUIT_LETTERS, Suit
 
-PASS_ID = 0
-BASIC_BASE = 1
-ADVANCED_BASE = 65
-TAKE_BASE = 129
-MELD_BASE = 137
-DISCARD_BASE = 145
-NUM_ACTIONS = 153
+PASS_ID: Final = 0
+BASIC_BASE: Final = 1
+ADVANCED_BASE: Final = 65
+TAKE_BASE: Final = 129
+MELD_BASE: Final = 137
+DISCARD_BASE: Final = 145
+NUM_ACTIONS: Final = 153
 
 Op = Literal["pass", "basic", "advanced", "take", "meld", "discard"]
 
@@ -92,11 +92,11 @@ def _decode(aid: int) -> Compact | None:
 
 
 #: ``DECODED[aid]`` for every id (a table: decoding on hot paths is one index)
-DECODED: tuple[Compact, ...] = tuple(_decode(i) for i in range(NUM_ACTIONS))  # type: ignore[misc]
+DECODED: Final[tuple[Compact, ...]] = tuple(_decode(i) for i in range(NUM_ACTIONS))  # type: ignore[misc]
 #: ``SUIT_OF_ID[aid]``: the suit an id names as a plain int (-1 for pass)
-SUIT_OF_ID: tuple[int, ...] = tuple(-1 if d.suit is None else int(d.suit) for d in DECODED)
+SUIT_OF_ID: Final[tuple[int, ...]] = tuple(-1 if d.suit is None else int(d.suit) for d in DECODED)
 #: ``OFFSET_OF_ID[aid]``: the target offset of an ability id (0 otherwise)
-OFFSET_OF_ID: tuple[int, ...] = tuple(d.offset for d in DECODED)
+OFFSET_OF_ID: Final[tuple[int, ...]] = tuple(d.offset for d in DECODED)
 
 
 def decode(aid: int) -> Compact:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from .resolution import Resolution
@@ -26,7 +26,9 @@ from .decisions import DecisionKind
 from .events import Event
 
 #: amount meaning "all of them" (``target_discards all``)
-ALL = -1
+ALL: Final = -1
+_VISION: Final = DecisionKind.VISION
+_FOUNDATIONS: Final = DecisionKind.FOUNDATIONS
 
 #: resolves one effect in a game: (game, ability, amount) -> True when it now waits on a decision
 Resolver = Callable[["Resolution", "Ability", int], bool]
@@ -113,8 +115,8 @@ def _steal_cards(g: Resolution, ab: Ability, amount: int) -> bool:
 def _steal_ct(g: Resolution, ab: Ability, amount: int) -> bool:
     p, t = g.active, g._target
     k = min(amount, g.ct[t])
-    g.ct[t] -= k
-    g.ct[p] += k  # R6.3: from the opponent, not the supply
+    g.ct[t] = g.ct[t] - k
+    g.ct[p] = g.ct[p] + k  # R6.3: from the opponent, not the supply
     if not g._quiet:
         g._ev.append(Event("steal_ct", ab.rule, p, t, ab.name, amount=k, phase=g.phase))
     g._check_win(p)
@@ -141,11 +143,11 @@ def _extra_turn(g: Resolution, ab: Ability, amount: int) -> bool:
 
 
 def _search_deck(g: Resolution, ab: Ability, amount: int) -> bool:
-    return g._ask_search(DecisionKind.VISION, amount)
+    return g._ask_search(_VISION, amount)
 
 
 def _search_discard(g: Resolution, ab: Ability, amount: int) -> bool:
-    return g._ask_search(DecisionKind.FOUNDATIONS, amount)
+    return g._ask_search(_FOUNDATIONS, amount)
 
 
 PRIMITIVES: dict[str, Primitive] = {

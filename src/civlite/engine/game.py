@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .actions import (
     Action,
@@ -70,13 +70,13 @@ __all__ = [
 
 PHASES = ("rise", "action", "meld", "fall")
 
-_ACTION = DecisionKind.ACTION
-_MELD = DecisionKind.MELD
-_FALL = DecisionKind.FALL_DISCARD
-_VISION = DecisionKind.VISION
-_H_ACTION = HANDLERS[_ACTION]
-_H_MELD = HANDLERS[_MELD]
-_H_FALL = HANDLERS[_FALL]
+_ACTION: Final = DecisionKind.ACTION
+_MELD: Final = DecisionKind.MELD
+_FALL: Final = DecisionKind.FALL_DISCARD
+_VISION: Final = DecisionKind.VISION
+_H_ACTION: Final = HANDLERS[_ACTION]
+_H_MELD: Final = HANDLERS[_MELD]
+_H_FALL: Final = HANDLERS[_FALL]
 
 
 class GameOverError(IllegalActionError):

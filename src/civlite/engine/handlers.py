@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import combinations, product
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .actions import Action, Advanced, Basic, Discard, IllegalActionError, Meld, Pass, Take
 from .cards import CARDS, SUIT_OF, Card, Suit
@@ -44,7 +44,16 @@ from .rules import Ability
 if TYPE_CHECKING:
     from .game import Game
 
-_PASS = Pass()
+#: module constants are Final so that the compiled engine reads them as C statics (a plain
+#: module global is a dict look-up on every use, in every loop)
+_PASS: Final = Pass()
+_SUITS: Final[tuple[int, ...]] = SUIT_OF
+_DISCARD: Final = Discard
+_ADVANCED: Final = Advanced
+_BASIC: Final = Basic
+_MELD_T: Final = Meld
+_TAKE: Final = Take
+_FALL_DISCARD: Final = DecisionKind.FALL_DISCARD
 
 
 class Handler:
@@ -129,7 +138,7 @@ def discard_for_ids(g: Game, ids: Iterable[int]) -> Discard:
         s = aid - DISCARD_BASE
         if not 0 <= s < 8:
             raise IllegalActionError(f"compact action {aid} is not a discard step", "R9.2")
-        cands = [c for c in g.hands[p] if SUIT_OF[c] == s and c not in chosen]
+        cands = [c for c in g.hands[p] if _SUITS[c] == s and c not in chosen]
         if not cands:
             raise IllegalActionError(f"seat {p} has no more {Suit(s).title} cards to discard", "R9.2")
         chosen.append(min(cands))
@@ -137,7 +146,7 @@ def discard_for_ids(g: Game, ids: Iterable[int]) -> Discard:
 
 
 def _lowest_of_suit(cards: Iterable[int], s: int) -> int:
-    return min(c for c in cards if SUIT_OF[c] == s)
+    return min(c for c in cards if _SUITS[c] == s)
 
 
 class ActionHandler(Handler):
@@ -167,7 +176,7 @@ class ActionHandler(Handler):
         if not action.cards:
             raise IllegalActionError(f"a {tier} ability is paid with cards; none given", rule)
         ids = cards_held(g, action.cards, p)
-        suits = {SUIT_OF[c] for c in ids}
+        suits = {_SUITS[c] for c in ids}
         if len(suits) != 1:
             raise IllegalActionError(
                 f"an ability is paid with cards of one suit; got {', '.join(sorted(Suit(s).title for s in suits))}", rule
@@ -204,7 +213,7 @@ class ActionHandler(Handler):
         out: list[Action] = [Pass()]
         by_suit: list[list[int]] = [[] for _ in range(8)]
         for c in sorted(g.hands[p]):
-            by_suit[SUIT_OF[c]].append(c)
+            by_suit[_SUITS[c]].append(c)
         for tier, table in ((Basic, g.rules.basic), (Advanced, g.rules.advanced)):
             for s in range(8):
                 ab = table[s]
@@ -220,7 +229,7 @@ class ActionHandler(Handler):
     def legal_ids(self, g: Game) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]
         for c in g.hands[g._dplayer]:
-            counts[SUIT_OF[c]] += 1
+            counts[_SUITS[c]] = counts[_SUITS[c]] + 1
         ids = [PASS_ID]
         for s, cost, opts in g._opts:
             if counts[s] >= cost:
@@ -240,9 +249,9 @@ class ActionHandler(Handler):
         off = OFFSET_OF_ID[aid]
         ab = (g.rules.advanced if advanced else g.rules.basic)[s]
         assert ab is not None
-        cards = sorted([c for c in g.hands[p] if SUIT_OF[c] == s])[: ab.cards]
+        cards = sorted([c for c in g.hands[p] if _SUITS[c] == s])[: ab.cards]
         target = (p + off) % g.n if off else -1
-        g._actions.append((Advanced if advanced else Basic, cards, target if target >= 0 else None))
+        g._actions.append((_ADVANCED if advanced else _BASIC, cards, target if target >= 0 else None))
         g._activate(ab, cards, target)
 
     def action_for_id(self, g: Game, aid: int) -> Action:
@@ -256,7 +265,7 @@ class ActionHandler(Handler):
         if ab is None:
             raise IllegalActionError(f"{Suit(s).title} has no such ability in this rule set", "R10")
         p = g._dplayer
-        mine = sorted(c for c in g.hands[p] if SUIT_OF[c] == s)[: ab.cards]
+        mine = sorted(c for c in g.hands[p] if _SUITS[c] == s)[: ab.cards]
         off = OFFSET_OF_ID[aid]
         target = (p + off) % g.n if off else None
         return (Advanced if advanced else Basic)([CARDS[c] for c in mine], target)
@@ -306,7 +315,7 @@ class MeldHandler(Handler):
         need = len(r.meld_suits) + 1
         counts = [0] * 8
         for c in ids:
-            counts[SUIT_OF[c]] += 1
+            counts[_SUITS[c]] = counts[_SUITS[c]] + 1
         ok = (
             len(ids) == need
             and all(counts[s] == 1 for s in r.meld_suits)
@@ -326,7 +335,7 @@ class MeldHandler(Handler):
         out: list[Action] = [Pass()]
         by_suit: list[list[int]] = [[] for _ in range(8)]
         for c in sorted(g.hands[g._dplayer]):
-            by_suit[SUIT_OF[c]].append(c)
+            by_suit[_SUITS[c]].append(c)
         r = g.rules
         if all(by_suit[s] for s in r.meld_suits):
             extras = [c for s in r.meld_one_of for c in by_suit[s]]
@@ -338,7 +347,7 @@ class MeldHandler(Handler):
     def legal_ids(self, g: Game) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]
         for c in g.hands[g._dplayer]:
-            counts[SUIT_OF[c]] += 1
+            counts[_SUITS[c]] = counts[_SUITS[c]] + 1
         r = g.rules
         for s in r.meld_suits:
             if not counts[s]:
@@ -355,7 +364,7 @@ class MeldHandler(Handler):
             return
         hand = g.hands[g._dplayer]
         picks = [_lowest_of_suit(hand, s) for s in (*g.rules.meld_suits, aid - MELD_BASE)]
-        g._actions.append((Meld, picks))
+        g._actions.append((_MELD_T, picks))
         g._meld(picks)
 
     def action_for_id(self, g: Game, aid: int) -> Action:
@@ -366,7 +375,7 @@ class MeldHandler(Handler):
         hand = g.hands[g._dplayer]
         picks = []
         for s in (*g.rules.meld_suits, aid - MELD_BASE):
-            cands = [c for c in hand if SUIT_OF[c] == s]
+            cands = [c for c in hand if _SUITS[c] == s]
             if not cands:
                 raise IllegalActionError(f"no {Suit(s).title} card for a meld", "R7.1")
             picks.append(min(cands))
@@ -414,19 +423,19 @@ class TakeHandler(Handler):
     def legal_ids(self, g: Game) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]
         for c in self.pile(g):
-            counts[SUIT_OF[c]] = 1
+            counts[_SUITS[c]] = 1
         return [TAKE_BASE + s for s in range(8) if counts[s]]
 
     def apply_id(self, g: Game, aid: int) -> None:
         c = _lowest_of_suit(self.pile(g), aid - TAKE_BASE)
-        g._actions.append((Take, c))
+        g._actions.append((_TAKE, c))
         g._take(c)
 
     def action_for_id(self, g: Game, aid: int) -> Action:
         if not TAKE_BASE <= aid < MELD_BASE:
             return super().action_for_id(g, aid)
         s = aid - TAKE_BASE
-        cands = [c for c in self.pile(g) if SUIT_OF[c] == s]
+        cands = [c for c in self.pile(g) if _SUITS[c] == s]
         if not cands:
             raise IllegalActionError(f"no {Suit(s).title} card to take", "R9.2")
         return Take(CARDS[min(cands)])
@@ -472,12 +481,12 @@ class DiscardHandler(Handler):
     def legal_ids(self, g: Game) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]
         for c in g.hands[g._dplayer]:
-            counts[SUIT_OF[c]] += 1
+            counts[_SUITS[c]] = counts[_SUITS[c]] + 1
         low = 0
         selected = g._selected
         for c in selected:
-            counts[SUIT_OF[c]] -= 1
-            low = SUIT_OF[c]
+            counts[_SUITS[c]] = counts[_SUITS[c]] - 1
+            low = _SUITS[c]
         need = g._dcount - len(selected)
         if need == 1:
             return [DISCARD_BASE + s for s in range(low, 8) if counts[s]]
@@ -493,18 +502,18 @@ class DiscardHandler(Handler):
     def apply_id(self, g: Game, aid: int) -> None:
         s = aid - DISCARD_BASE
         chosen = g._selected
-        chosen.append(min(c for c in g.hands[g._dplayer] if SUIT_OF[c] == s and c not in chosen))
+        chosen.append(min(c for c in g.hands[g._dplayer] if _SUITS[c] == s and c not in chosen))
         if len(chosen) < g._dcount:
             return
         cards = list(chosen)
-        g._actions.append((Discard, cards))
+        g._actions.append((_DISCARD, cards))
         g._resolve_discard(cards)
 
     def id_for_action(self, g: Game, action: Action) -> int:
         raise ValueError("a discard is several compact steps, one per card")
 
     def choices(self, g: Game, seat: int, base: dict[str, Any]) -> Choices:
-        reason = f"Fall: hand limit {g.rules.hand_limit}" if self.kind is DecisionKind.FALL_DISCARD else (
+        reason = f"Fall: hand limit {g.rules.hand_limit}" if self.kind is _FALL_DISCARD else (
             base["ability"] or self.kind.value)
         return Choices(discard=DiscardChoice(g._dcount, sorted_cards(g.hands[seat]), reason), **base)
 

@@ -58,11 +58,16 @@ PHASES: Final = ("rise", "action", "meld", "fall")
 #: discard, or the target's) is the sixth flag
 KINDS: Final = ("action", "meld", "vision", "foundations", "fall_discard")
 
+_ACTION: Final = DecisionKind.ACTION
+_MELD: Final = DecisionKind.MELD
 _VISION: Final = DecisionKind.VISION
+_FOUNDATIONS: Final = DecisionKind.FOUNDATIONS
+_FALL: Final = DecisionKind.FALL_DISCARD
 _SUITS: Final[list[int]] = list(SUIT_OF)
 _PHASE_AT: Final[dict[str, int]] = {p: i for i, p in enumerate(PHASES)}
-_KIND_AT: Final[dict[DecisionKind, int]] = {k: (KINDS.index(k.value) if k.value in KINDS else 5) for k in DecisionKind}
 _HIGH: Final = 1000
+#: ``_ZEROS[k]``: the bytes of ``k`` float32 zeros (a run of zeros is written at once)
+_ZEROS: Final[list[bytes]] = [bytes(4 * k) for k in range(257)]
 
 
 def obs_size(num_players: int) -> int:
@@ -79,7 +84,7 @@ def _values(g: Game, seat: int) -> list[int]:
     hands = g.hands
     ct = g.ct
     for c in hands[seat]:
-        v[suit[c]] += 1
+        v[suit[c]] = v[suit[c]] + 1
     knower = g._knower
     bit = 1 << seat
     for k in range(n):
@@ -92,12 +97,12 @@ def _values(g: Game, seat: int) -> list[int]:
             b += 2
             for c in h:
                 if knower[c] & bit:
-                    v[b + suit[c]] += 1
+                    v[b + suit[c]] = v[b + suit[c]] + 1
     d = 8 + 10 * n  # deck size, then discard, searching, selecting by suit
     v[d] = len(g.deck)
     at = d + 1
     for c in g.discard:
-        v[at + suit[c]] += 1
+        v[at + suit[c]] = v[at + suit[c]] + 1
     phase = _PHASE_AT.get(g.phase, -1)
     if phase >= 0:
         v[d + 25 + phase] = 1
@@ -107,17 +112,19 @@ def _values(g: Game, seat: int) -> list[int]:
     else:
         dp = g._dplayer
         kind = g._h.kind
-        v[d + 29 + _KIND_AT[kind]] = 1
+        # the kind's flag (identity tests: an enum's hash is a Python call)
+        v[d + 29 + (0 if kind is _ACTION else 1 if kind is _MELD else 2 if kind is _VISION
+                    else 3 if kind is _FOUNDATIONS else 4 if kind is _FALL else 5)] = 1
         v[d + 35] = g._dcount
         v[d + 52 + (dp - seat) % n] = 1
         if dp == seat:
             if kind is _VISION:
                 at = d + 9
                 for c in g.deck:
-                    v[at + suit[c]] += 1
+                    v[at + suit[c]] = v[at + suit[c]] + 1
             at = d + 17
             for c in g._selected:
-                v[at + suit[c]] += 1
+                v[at + suit[c]] = v[at + suit[c]] + 1
     ab = g._ability
     if ab is not None:
         v[d + 36 + int(ab.suit) + (8 if ab.tier == "advanced" else 0)] = 1
@@ -138,12 +145,24 @@ def _write(g: Game, seat: int, w: BytesWriter) -> None:
     v = _values(g, seat)
     turn_at = 8 + 10 * g.n + 53 + 2 * g.n
     turn = g.turn / max(1, g.rules.turn_limit)
-    for i in range(len(v)):
-        if i == turn_at:
-            write_f32_le(w, turn if turn < 1.0 else 1.0)
-        else:
-            x = v[i]
+    v[turn_at] = -1  # a mark: written apart (the one value that is not a whole number)
+    size = len(v)
+    zeros = _ZEROS
+    run = 0
+    for i in range(size):
+        x = v[i]
+        if x == 0:
+            run += 1
+            continue
+        if run:
+            w.write(zeros[run] if run <= 256 else bytes(4 * run))
+            run = 0
+        if x > 0:
             write_f32_le(w, float(x if x < _HIGH else _HIGH))
+        else:
+            write_f32_le(w, turn if turn < 1.0 else 1.0)
+    if run:
+        w.write(zeros[run] if run <= 256 else bytes(4 * run))
 
 
 def numeric_view(g: Game, seat: int) -> bytes:

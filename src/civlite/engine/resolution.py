@@ -8,6 +8,7 @@ of a turn, and calls these when a decision is answered; the effect primitives
 from __future__ import annotations
 
 import random
+from typing import Final
 
 from .decisions import DecisionKind
 from .effects import ALL
@@ -15,8 +16,8 @@ from .events import Event, make_event
 from .rules import Ability
 from .state import GameState
 
-_FALL = DecisionKind.FALL_DISCARD
-_VISION = DecisionKind.VISION
+_FALL: Final = DecisionKind.FALL_DISCARD
+_VISION: Final = DecisionKind.VISION
 
 
 class Resolution(GameState):
@@ -92,7 +93,7 @@ class Resolution(GameState):
         if self.supply is not None:
             amount = min(amount, self.supply)
             self.supply -= amount
-        self.ct[p] += amount
+        self.ct[p] = self.ct[p] + amount
         if not self._quiet:
             self._ev.append(make_event(("gain_ct", rule, p, None, ability, (), 0, amount, (), (), (),
                                         self.phase, 0, False, None)))

@@ -248,7 +248,7 @@ def suit_counts(cards: list[int]) -> list[int]:
     if len(cards) < 16:
         out = [0] * 8
         for c in cards:
-            out[SUIT_OF[c]] += 1
+            out[SUIT_OF[c]] = out[SUIT_OF[c]] + 1
         return out
     b = bytes(cards).translate(_SUIT_BYTES)
     return [b.count(0), b.count(1), b.count(2), b.count(3), b.count(4), b.count(5), b.count(6), b.count(7)]
