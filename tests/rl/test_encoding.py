@@ -55,9 +55,9 @@ def test_mask_cache_gives_fresh_masks() -> None:
         np.testing.assert_array_equal(cache.mask(legal), mask_array(legal))
 
 
-def test_large_counts_take_the_slow_path_with_the_same_values() -> None:
+def test_large_counts_are_exact_and_the_supply_is_clipped() -> None:
     g = Game(2, seed=1, rules=RuleSet.default().with_changes(victory_ct=300, ct_supply=5000))
-    g.ct[0] = 280  # a count past the tables of repeated codes (256)
+    g.ct[0] = 280  # past one byte
     g.supply = 4000  # clipped at OBS_HIGH
     for seat in (0, 1):
         np.testing.assert_array_equal(encode_game(g, seat), encode_view(g.view(seat)))
@@ -72,3 +72,27 @@ def test_encode_batch_refuses_an_unfit_buffer() -> None:
                 np.zeros((obs_size(2), 2), np.float32).T):
         with pytest.raises(ValueError, match="out must be"):
             encode_batch([g, g], [0, 1], bad)
+
+
+def test_the_numeric_view_refuses_bad_input_by_name() -> None:
+    from civlite.engine import NUM_ACTIONS, mask_batch, numeric_batch, numeric_view
+
+    g2, g3 = Game(2, seed=1), Game(3, seed=1)
+    with pytest.raises(ValueError, match="seat must be 0..1"):
+        numeric_view(g2, 2)
+    with pytest.raises(ValueError, match="game 1 has 3 players"):
+        numeric_batch([g2, g3], [0, 0])
+    with pytest.raises(ValueError, match="2 games but 1 seats"):
+        numeric_batch([g2, g2], [0])
+    assert numeric_batch([], []) == b""
+    with pytest.raises(ValueError, match="action id 153 is outside"):
+        mask_batch([[0, NUM_ACTIONS]], NUM_ACTIONS)
+    assert mask_batch([[0, 2], []], 3) == bytes([1, 0, 1, 0, 0, 0])
+
+
+def test_a_long_run_of_zeros_and_a_turn_past_the_limit() -> None:
+    """Eight players: the longest zero runs; the turn fraction is capped at 1."""
+    g = Game(8, seed=4)
+    g.turn = g.rules.turn_limit + 5
+    for seat in range(8):
+        np.testing.assert_array_equal(encode_game(g, seat), encode_view(g.view(seat)))

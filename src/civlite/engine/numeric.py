@@ -23,8 +23,8 @@ viewer, 1 the next seat in play order, ...), so one policy can play any seat::
     active seat, relative one-hot         n
     extra turn owed, turn / turn limit, victory CT, supply known, supply, game over      6
 
-It reads only what :func:`~civlite.engine.view.view_of` shows the seat (the same filter as
-:func:`~civlite.engine.view.seen_codes`); ``civlite.rl.encoding.encode_view`` builds the same
+It reads only what :func:`~civlite.engine.view.view_of` shows the seat (the same filter);
+``civlite.rl.encoding.encode_view`` builds the same
 vector from a :class:`~civlite.engine.View` (for bots and clients, which hold views), and the
 tests hold the two to be equal over thousands of seeded games.
 

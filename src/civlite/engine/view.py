@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -252,75 +251,3 @@ def suit_counts(cards: list[int]) -> list[int]:
         return out
     b = bytes(cards).translate(_SUIT_BYTES)
     return [b.count(0), b.count(1), b.count(2), b.count(3), b.count(4), b.count(5), b.count(6), b.count(7)]
-
-
-
-def seen_codes(g: Game, seat: int, tables: Sequence[bytes]) -> bytes:
-    """The cards :func:`view_of` shows ``seat``, pile by pile, each card id mapped through its
-    pile's table (``bytes.translate``: one C pass per pile), concatenated: for fixed-size
-    encodings that run every step (RL; with ``tables[k][card]`` = the position where a card
-    of pile ``k`` counts, one ``bincount`` of the result counts them all).
-
-    ``tables`` (256 bytes each) are for the piles ``hand, discard, known_1, ...,
-    known_{n-1}, searching, selecting``: the seat's own hand, the discard pile, the cards
-    it knows in the hand of seat ``(seat + k) % n``, the deck's content while it decides a
-    Vision and the cards it has picked so far in a step-by-step discard. The order of the
-    codes means nothing. The same filter as :func:`view_of` (tests check that they agree)."""
-    if not (isinstance(seat, int) and 0 <= seat < g.n):
-        raise ValueError(f"seat must be 0..{g.n - 1}, got {seat!r}")
-    n = g.n
-    if len(tables) != n + 3:
-        raise ValueError(f"{n} players: {n + 3} tables (hand, discard, {n - 1} known, searching, selecting), "
-                         f"got {len(tables)}")
-    hands = g.hands
-    parts = [bytes(hands[seat]).translate(tables[0]), bytes(g.discard).translate(tables[1])]
-    knower = g._knower
-    bit = 1 << seat
-    for k in range(1, n):
-        known = [c for c in hands[(seat + k) % n] if knower[c] & bit]
-        if known:
-            parts.append(bytes(known).translate(tables[k + 1]))
-    if not g.over and seat == g._dplayer:
-        if g._h.kind is _VISION:
-            parts.append(bytes(g.deck).translate(tables[n + 1]))
-        if g._selected:
-            parts.append(bytes(g._selected).translate(tables[n + 2]))
-    return b"".join(parts)
-
-
-#: the decision kinds in the order :func:`view_numbers` numbers them
-KIND_ORDER: tuple[DecisionKind, ...] = tuple(DecisionKind)
-_KIND_NUMBER = {k: i for i, k in enumerate(KIND_ORDER)}
-_PHASE_NUMBER = {"rise": 0, "action": 1, "meld": 2, "fall": 3}
-
-
-def view_numbers(g: Game, seat: int) -> list[int]:
-    """The numbers :func:`view_of` shows ``seat`` besides its cards, in one flat list (for
-    fixed-size encodings that run every step, with :func:`seen_codes`); seats are counted
-    from ``seat`` (offset 0 is ``seat``, 1 the next in play order, ...):
-
-    ``[ct_0, hand_size_0, ..., ct_{n-1}, hand_size_{n-1}`` (per offset), ``deck size,
-    phase`` (0 rise, 1 action, 2 meld, 3 fall), ``over`` (0/1), ``decision kind`` (index in
-    :data:`KIND_ORDER`; -1 once over), ``decider`` (offset; -1 once over), ``decision
-    count`` (0 once over), ``ability being resolved`` (its suit, plus 8 if advanced; -1 if
-    none), ``active`` (offset), ``extra turn`` (0/1), ``supply`` (-1: unlimited), ``turn]``."""
-    n = g.n
-    if not (isinstance(seat, int) and 0 <= seat < n):
-        raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
-    ct = g.ct
-    hands = g.hands
-    out: list[int] = []
-    for k in range(n):
-        s = (seat + k) % n
-        out.append(ct[s])
-        out.append(len(hands[s]))
-    ab = g._ability
-    supply = g.supply
-    if g.over:
-        out += (len(g.deck), _PHASE_NUMBER.get(g.phase, -1), 1, -1, -1, 0)
-    else:
-        out += (len(g.deck), _PHASE_NUMBER.get(g.phase, -1), 0, _KIND_NUMBER[g._h.kind], (g._dplayer - seat) % n,
-                g._dcount)
-    out += (-1 if ab is None else int(ab.suit) + (8 if ab.tier == "advanced" else 0), (g.active - seat) % n,
-            1 if g.extra_turn else 0, -1 if supply is None else supply, g.turn)
-    return out
