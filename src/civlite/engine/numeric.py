@@ -75,11 +75,10 @@ def obs_size(num_players: int) -> int:
     return 8 + 10 * num_players + 1 + 8 * 3 + 4 + 6 + 1 + 16 + 2 * num_players + 6
 
 
-def _values(g: Game, seat: int) -> list[int]:
-    """The vector's whole-number values (all but the turn fraction, which is 0 here), unclipped."""
+def _values(g: Game, seat: int, v: list[int]) -> None:
+    """Add the vector's whole-number values (all but the turn fraction) to ``v`` (all zeros,
+    :func:`obs_size` long), unclipped."""
     n = g.n
-    size = 8 + 10 * n + 1 + 8 * 3 + 4 + 6 + 1 + 16 + 2 * n + 6
-    v = [0] * size
     suit = _SUITS
     hands = g.hands
     ct = g.ct
@@ -136,24 +135,26 @@ def _values(g: Game, seat: int) -> list[int]:
     if supply is not None:
         v[tail + 3] = 1
         v[tail + 4] = supply
-    return v
 
 
-def _write(g: Game, seat: int, w: BytesWriter) -> None:
-    if not (isinstance(seat, int) and 0 <= seat < g.n):
-        raise ValueError(f"seat must be 0..{g.n - 1}, got {seat!r}")
-    v = _values(g, seat)
-    turn_at = 8 + 10 * g.n + 53 + 2 * g.n
+def _write(g: Game, seat: int, w: BytesWriter, v: list[int]) -> None:
+    """Append ``seat``'s vector to ``w``; ``v``: a scratch list of zeros, :func:`obs_size`
+    long, left all zeros again (a batch reuses one)."""
+    n = g.n
+    if not (isinstance(seat, int) and 0 <= seat < n):
+        raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+    _values(g, seat, v)
+    turn_at = 8 + 10 * n + 53 + 2 * n
     turn = g.turn / max(1, g.rules.turn_limit)
     v[turn_at] = -1  # a mark: written apart (the one value that is not a whole number)
-    size = len(v)
     zeros = _ZEROS
     run = 0
-    for i in range(size):
+    for i in range(len(v)):
         x = v[i]
         if x == 0:
             run += 1
             continue
+        v[i] = 0
         if run:
             w.write(zeros[run] if run <= 256 else bytes(4 * run))
             run = 0
@@ -169,7 +170,7 @@ def numeric_view(g: Game, seat: int) -> bytes:
     """``seat``'s numeric view of ``g``: :func:`obs_size` float32 values, little-endian
     (``np.frombuffer(b, "<f4")``)."""
     w = BytesWriter()
-    _write(g, seat, w)
+    _write(g, seat, w, [0] * obs_size(g.n))
     return w.getvalue()
 
 
@@ -182,11 +183,12 @@ def numeric_batch(games: Sequence[Game], seats: Sequence[int]) -> bytes:
     if not games:
         return w.getvalue()
     n = games[0].n
+    v = [0] * obs_size(n)  # one scratch list for the batch: _write leaves it zeroed
     for i in range(len(games)):
         g = games[i]
         if g.n != n:
             raise ValueError(f"game {i} has {g.n} players, game 0 has {n}: a batch has one size")
-        _write(g, seats[i], w)
+        _write(g, seats[i], w, v)
     return w.getvalue()
 
 
