@@ -78,7 +78,7 @@ def test_the_numeric_view_refuses_bad_input_by_name() -> None:
     from civlite.engine import NUM_ACTIONS, mask_batch, numeric_batch, numeric_view
 
     g2, g3 = Game(2, seed=1), Game(3, seed=1)
-    with pytest.raises(ValueError, match="seat must be 0..1"):
+    with pytest.raises(ValueError, match=r"seat must be 0\.\.1"):
         numeric_view(g2, 2)
     with pytest.raises(ValueError, match="game 1 has 3 players"):
         numeric_batch([g2, g3], [0, 0])
