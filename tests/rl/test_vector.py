@@ -43,6 +43,20 @@ def test_batched_games_match_single_games() -> None:
     assert ended > 0 and b.episodes == ended
 
 
+def test_a_reset_reports_the_new_games_deciding_seats() -> None:
+    """``reset`` returns each new game's deciding seat (it once returned the buffer as the
+    last ``step`` had left it)."""
+    b = BatchedGames(6, players=3, copy=False)
+    _, mask, to_move = b.reset(seed=2)
+    rng = np.random.default_rng(1)
+    for _ in range(25):
+        _, mask, to_move, *_ = b.step(_random_actions(mask, rng))
+    before = to_move.tolist()
+    _, _, to_move = b.reset(seed=3)
+    now = [g.to_move for g in b.games]
+    assert to_move.tolist() == now and before != now
+
+
 def test_batched_games_refuse_illegal_and_unreset() -> None:
     b = BatchedGames(2)
     with pytest.raises(RuntimeError, match="reset"):
