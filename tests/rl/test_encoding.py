@@ -88,12 +88,6 @@ def test_the_numeric_view_refuses_bad_input_by_name() -> None:
     with pytest.raises(ValueError, match="action id 153 is outside"):
         mask_batch([[0, NUM_ACTIONS]], NUM_ACTIONS)
     assert mask_batch([[0, 2], []], 3) == bytes([1, 0, 1, 0, 0, 0])
-    from civlite.engine.numeric import apply_batch, legal_batch
-
-    with pytest.raises(ValueError, match="2 games but 1 actions"):
-        apply_batch([g2, g2], [0])
-    legal, movers = legal_batch([g2, g3])
-    assert legal == [g2.legal_ids(), g3.legal_ids()] and movers == [g2.to_move, g3.to_move]
 
 
 def test_a_long_run_of_zeros_and_a_turn_past_the_limit() -> None:

@@ -48,8 +48,7 @@ from .decisions import DecisionKind
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["KINDS", "OBS_HIGH", "PHASES", "apply_batch", "legal_batch", "mask_batch", "numeric_batch", "numeric_view",
-           "obs_size"]
+__all__ = ["KINDS", "OBS_HIGH", "PHASES", "mask_batch", "numeric_batch", "numeric_view", "obs_size"]
 
 #: every value of the vector is clipped to this
 OBS_HIGH: Final = 1000.0
@@ -206,33 +205,3 @@ def mask_batch(legal: Sequence[list[int]], width: int) -> bytes:
             w[base + a] = 1
         base += width
     return w.getvalue()
-
-
-# -- batches: many games stepped in one call (``civlite.rl.vector``) ----------------------
-def apply_batch(games: Sequence[Game], actions: Sequence[int]) -> list[int]:
-    """``games[i].apply_id(actions[i], check=False)`` for every game, in one compiled loop;
-    returns the indices of the games that ended. The caller has checked each action against
-    its game's legal ids (an illegal one raises here, and the games before it have moved)."""
-    if len(games) != len(actions):
-        raise ValueError(f"{len(games)} games but {len(actions)} actions")
-    ended: list[int] = []
-    for i in range(len(games)):
-        g = games[i]
-        g.apply_id(actions[i], False)
-        if g.over:
-            ended.append(i)
-    return ended
-
-
-def legal_batch(games: Sequence[Game]) -> tuple[list[list[int]], list[int]]:
-    """Every game's legal compact ids and deciding seat (-1 in a game that is over)."""
-    legal: list[list[int]] = []
-    movers: list[int] = []
-    for g in games:
-        if g.over:
-            legal.append([])
-            movers.append(-1)
-        else:
-            legal.append(g.legal_ids())
-            movers.append(g._dplayer)
-    return legal, movers

@@ -40,7 +40,6 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..bots import Bot, RandomBot, make_bot
 from ..engine import NUM_ACTIONS, Game, RuleSet, describe_id
-from ..engine.numeric import apply_batch, legal_batch
 from .encoding import OBS_HIGH, encode_batch, encode_game, obs_size, write_masks
 from .pettingzoo import _rules
 
@@ -105,7 +104,8 @@ class BatchedGames:
             seed = random.SystemRandom().randrange(2**62)
         self._rng = random.Random(seed)
         self.games = [self._new_game(seed + i) for i in range(self.num_games)]
-        self.legal, seats = legal_batch(self.games)
+        self.legal = [g.legal_ids() for g in self.games]
+        seats: list[int] = [g.to_move for g in self.games]  # type: ignore[misc]
         self.episodes = 0
         self._to_move[:] = seats
         self._observe(seats)
@@ -137,17 +137,19 @@ class BatchedGames:
         rewards.fill(0.0)
         term.fill(False)
         trunc.fill(False)
-        for i in apply_batch(games, acts):  # one compiled loop; the games that ended
-            g = games[i]
-            if g.winner is None:
-                trunc[i] = True
-            else:
-                term[i] = True
-                rewards[i] = -1.0
-                rewards[i, g.winner] = 1.0
-            self.episodes += 1
-            games[i] = self._new_game(self._rng.getrandbits(63))
-        self.legal, seats = legal_batch(games)
+        for i, g in enumerate(games):
+            g.apply_id(acts[i], False)
+            if g.over:
+                if g.winner is None:
+                    trunc[i] = True
+                else:
+                    term[i] = True
+                    rewards[i] = -1.0
+                    rewards[i, g.winner] = 1.0
+                self.episodes += 1
+                games[i] = self._new_game(self._rng.getrandbits(63))
+        self.legal = [g.legal_ids() for g in games]
+        seats: list[int] = [g.to_move for g in games]  # type: ignore[misc]
         self._to_move[:] = seats
         self._observe(seats)
         out = self._out
