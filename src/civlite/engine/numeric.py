@@ -144,7 +144,7 @@ def _write(g: Game, seat: int, w: BytesWriter, v: list[int]) -> None:
     if not (isinstance(seat, int) and 0 <= seat < n):
         raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
     _values(g, seat, v)
-    turn_at = 8 + 10 * n + 53 + 2 * n
+    turn_at = len(v) - 5  # the tail's second value (see the layout)
     turn = g.turn / max(1, g.rules.turn_limit)
     v[turn_at] = -1  # a mark: written apart (the one value that is not a whole number)
     zeros = _ZEROS

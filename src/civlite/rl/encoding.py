@@ -5,21 +5,8 @@ only the view, so it holds exactly what the seat may know (hidden cards never
 leak). Seats are encoded *relative* to the viewer (offset 0 is the viewer, 1 the
 next seat in play order, ...), so one policy can play any seat.
 
-Layout (``n`` players, all float32, counts are raw card/token counts)::
-
-    hand by suit                          8
-    per seat offset 0..n-1: ct, hand size, known cards by suit (0s for self)   10*n
-    deck size                             1
-    discard pile by suit                  8
-    deck content by suit while searching  8   (Vision, R5.2)
-    cards selected so far (discard steps) 8
-    phase one-hot (rise, action, meld, fall)             4
-    decision kind one-hot (action, meld, vision, foundations, fall_discard, ability discard)  6
-    decision count                        1
-    ability being resolved one-hot (basic suit 0..7, advanced suit 8..15)      16
-    deciding seat, relative one-hot       n
-    active seat, relative one-hot         n
-    extra turn owed, turn / turn limit, victory CT, supply known, supply, game over      6
+The layout (``n`` players, float32, :func:`obs_size` values) is the engine's numeric view,
+described once in :mod:`civlite.engine.numeric`.
 
 :func:`encode_view` builds it from a view (what bots and clients hold); the environments,
 which hold the game, use the engine's :func:`~civlite.engine.numeric_view` (the same
