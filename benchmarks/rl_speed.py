@@ -28,8 +28,9 @@ an agent holding only the observation does; the engine loop picks among ``legal_
 
 ``breakdown`` (after the rounds) splits one agent step into its parts, in microseconds,
 timed phase by phase on the same functions the interfaces call: for a single game, the
-engine's decision (``legal_ids`` + ``apply_id``, from the engine loop), the observation
-(``encode_game``) and the mask (``MaskCache.mask``); for the batched games, per agent
+engine's decision (``legal_ids`` + ``apply_id``, from the engine loop) and the observation
+with its mask (``observe_game``, what PettingZoo's ``observe`` and Gymnasium's steps build);
+for the batched games, per agent
 step: the engine (``apply_id``, new games, ``legal_ids``), ``encode_batch`` and the masks,
 the rest of ``BatchedGames.step`` being the bookkeeping.
 """
@@ -49,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from civlite.engine import Game
-from civlite.rl.encoding import MaskCache, encode_batch, encode_game, write_masks
+from civlite.rl.encoding import encode_batch, observe_game, write_masks
 from civlite.rl.gymnasium import SingleAgentEnv
 from civlite.rl.pettingzoo import env as pz_env
 from civlite.rl.pettingzoo import raw_env as pz_raw_env
@@ -161,12 +162,11 @@ def vector_loop(players: int, batch: int) -> Loop:
 
 
 def single_breakdown(players: int, seconds: float) -> dict[str, float]:
-    """Microseconds per decision of ``encode_game`` and of the mask, timed on the states of
-    random games (each call timed alone; the timer's own cost subtracted)."""
+    """Microseconds per decision of ``observe_game`` (the observation and its mask), timed on
+    the states of random games (each call timed alone; the timer's own cost subtracted)."""
     r = random.Random(6)
-    masks = MaskCache()
     clock = time.perf_counter_ns
-    t_enc = t_mask = t_zero = 0
+    t_obs = t_zero = 0
     n = 0
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
@@ -175,17 +175,14 @@ def single_breakdown(players: int, seconds: float) -> dict[str, float]:
             legal = g.legal_ids()
             seat = g._dplayer
             t0 = clock()
-            encode_game(g, seat)
+            observe_game(g, seat, legal)
             t1 = clock()
-            masks.mask(legal)
             t2 = clock()
-            t3 = clock()
-            t_enc += t1 - t0
-            t_mask += t2 - t1
-            t_zero += t3 - t2
+            t_obs += t1 - t0
+            t_zero += t2 - t1
             g.apply_id(legal[int(r.random() * len(legal))], check=False)
             n += 1
-    return {"encode_game_us": (t_enc - t_zero) / n / 1e3, "mask_us": (t_mask - t_zero) / n / 1e3}
+    return {"observe_game_us": (t_obs - t_zero) / n / 1e3}
 
 
 def batched_breakdown(players: int, batch: int, seconds: float) -> dict[str, float]:
@@ -261,13 +258,13 @@ def main(argv: list[str] | None = None) -> int:
     batched = batched_breakdown(a.players, a.batch, a.seconds)
     batched["total_us"] = 1e6 / med["batched"]["agent_steps_per_s"]
     batched["bookkeeping_us"] = batched["total_us"] - batched["engine_us"] - batched["encode_batch_us"] - batched["masks_us"]
-    breakdown = {"engine_decision_us": 1e6 / eng, "engine_quiet_decision_us": 1e6 / med["engine_quiet"]["decisions_per_s"],
+    breakdown: dict[str, Any] = {"engine_decision_us": 1e6 / eng, "engine_quiet_decision_us": 1e6 / med["engine_quiet"]["decisions_per_s"],
                  **single,
                  "pettingzoo_raw_decision_us": 1e6 / med["pettingzoo_raw"]["decisions_per_s"],
                  "batched_agent_step": batched}
-    print("\nbreakdown (microseconds): engine decision {:.2f}; encode_game {:.2f}, mask {:.2f} "
-          "(PettingZoo raw decision {:.2f})".format(breakdown["engine_decision_us"], single["encode_game_us"],
-                                                   single["mask_us"], breakdown["pettingzoo_raw_decision_us"]))
+    print("\nbreakdown (microseconds): engine decision {:.2f}; observe_game {:.2f} "
+          "(PettingZoo raw decision {:.2f})".format(breakdown["engine_decision_us"], single["observe_game_us"],
+                                                   breakdown["pettingzoo_raw_decision_us"]))
     print("  batched, per agent step: " + ", ".join(f"{k[:-3]} {v:.2f}" for k, v in batched.items()))
     if a.json or a.out:
         out: dict[str, Any] = {"players": a.players, "seconds": a.seconds, "rounds": a.rounds, "batch": a.batch,

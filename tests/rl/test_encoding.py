@@ -1,4 +1,5 @@
-"""The fast encodings (``encode_game``, ``encode_batch``) equal ``encode_view`` of the seat's view."""
+"""The fast encodings (``encode_game``, ``encode_batch``, ``observe_game``) equal ``encode_view``
+of the seat's view."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from civlite.engine import Game, RuleSet
-from civlite.rl.encoding import MaskCache, encode_batch, encode_game, encode_view, mask_array, obs_size
+from civlite.rl.encoding import encode_batch, encode_game, encode_view, mask_array, obs_size, observe_game
 
 SHORT = RuleSet.default().with_changes(victory_ct=8)
 RULES = {  # rules, player counts, games per count
@@ -29,9 +30,14 @@ def test_fast_encodings_equal_the_view_encoding_over_random_games(case: str) -> 
             g = Game(players, seed=rng.getrandbits(32), rules=rules)
             while True:
                 games, seats, rows = [], [], []
+                legal = [] if g.is_over else g.legal_ids()
                 for seat in range(players):
                     want = encode_view(g.view(seat))
                     np.testing.assert_array_equal(encode_game(g, seat), want)
+                    mine = legal if seat == g.to_move else []
+                    obs, mask = observe_game(g, seat, mine)
+                    np.testing.assert_array_equal(obs, want)
+                    np.testing.assert_array_equal(mask, mask_array(mine))
                     games.append(g)
                     seats.append(seat)
                     rows.append(want)
@@ -46,13 +52,36 @@ def test_fast_encodings_equal_the_view_encoding_over_random_games(case: str) -> 
     assert {"action", "meld", None} <= kinds
 
 
-def test_mask_cache_gives_fresh_masks() -> None:
-    cache = MaskCache(limit=2)
-    for legal in ([0, 3], [1], [0, 3], [5, 7, 152]):
-        m = cache.mask(legal)
-        np.testing.assert_array_equal(m, mask_array(legal))
-        m[:] = 0  # the caller's copy: the cache's is untouched
-        np.testing.assert_array_equal(cache.mask(legal), mask_array(legal))
+def test_observe_game_gives_new_writable_arrays_that_do_not_overlap() -> None:
+    g = Game(3, seed=2)
+    legal = g.legal_ids()
+    obs, mask = observe_game(g, 0, legal)
+    assert obs.dtype == np.float32 and obs.shape == (obs_size(3),) and obs.flags.writeable
+    assert mask.dtype == np.int8 and mask.shape == (153,) and mask.flags.writeable
+    first_obs, first_mask = obs.copy(), mask.copy()
+    obs[:] = -7.0  # the caller's arrays: writing one leaves the other, and the next pair, untouched
+    np.testing.assert_array_equal(mask, first_mask)
+    mask[:] = 9
+    again_obs, again_mask = observe_game(g, 0, legal)
+    np.testing.assert_array_equal(again_obs, first_obs)
+    np.testing.assert_array_equal(again_mask, first_mask)
+    assert int(first_mask.sum()) == len(legal)
+
+
+def test_a_refused_call_leaves_no_trace_in_the_next() -> None:
+    """The numeric view reuses a scratch vector; a call refused half-way must not spoil it."""
+    from civlite.engine import numeric_observation, numeric_view
+
+    g = Game(2, seed=6)
+    want = encode_view(g.view(1))
+    with pytest.raises(ValueError, match=r"seat must be 0\.\.1"):
+        numeric_view(g, 5)
+    with pytest.raises(ValueError, match="action id 400 is outside"):
+        numeric_observation(g, 0, [0, 400], 153)
+    np.testing.assert_array_equal(np.frombuffer(numeric_view(g, 1), np.float32), want)
+    obs, mask = observe_game(g, 1, [])
+    np.testing.assert_array_equal(obs, want)
+    assert not mask.any()
 
 
 def test_large_counts_are_exact_and_the_supply_is_clipped() -> None:

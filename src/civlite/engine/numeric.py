@@ -41,6 +41,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from librt.strings import BytesWriter, write_f32_le
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from .cards import SUIT_OF
 from .decisions import DecisionKind
@@ -48,7 +50,8 @@ from .decisions import DecisionKind
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["KINDS", "OBS_HIGH", "PHASES", "mask_batch", "numeric_batch", "numeric_view", "obs_size"]
+__all__ = ["KINDS", "OBS_HIGH", "PHASES", "mask_batch", "numeric_batch", "numeric_observation", "numeric_view",
+           "obs_size"]
 
 #: every value of the vector is clipped to this
 OBS_HIGH: Final = 1000.0
@@ -63,11 +66,10 @@ _MELD: Final = DecisionKind.MELD
 _VISION: Final = DecisionKind.VISION
 _FOUNDATIONS: Final = DecisionKind.FOUNDATIONS
 _FALL: Final = DecisionKind.FALL_DISCARD
-_SUITS: Final[list[int]] = list(SUIT_OF)
+#: suit of each card id, as a native vector (compiled: unboxed reads)
+_SUITS: Final = vec[i64](SUIT_OF)
 _PHASE_AT: Final[dict[str, int]] = {p: i for i, p in enumerate(PHASES)}
 _HIGH: Final = 1000
-#: ``_ZEROS[k]``: the bytes of ``k`` float32 zeros (a run of zeros is written at once)
-_ZEROS: Final[list[bytes]] = [bytes(4 * k) for k in range(257)]
 
 
 def obs_size(num_players: int) -> int:
@@ -75,7 +77,7 @@ def obs_size(num_players: int) -> int:
     return 8 + 10 * num_players + 1 + 8 * 3 + 4 + 6 + 1 + 16 + 2 * num_players + 6
 
 
-def _values(g: Game, seat: int, v: list[int]) -> None:
+def _values(g: Game, seat: int, v: vec[i64]) -> None:
     """Add the vector's whole-number values (all but the turn fraction) to ``v`` (all zeros,
     :func:`obs_size` long), unclipped."""
     n = g.n
@@ -137,7 +139,7 @@ def _values(g: Game, seat: int, v: list[int]) -> None:
         v[tail + 4] = supply
 
 
-def _write(g: Game, seat: int, w: BytesWriter, v: list[int]) -> None:
+def _write(g: Game, seat: int, w: BytesWriter, v: vec[i64]) -> None:
     """Append ``seat``'s vector to ``w``; ``v``: a scratch list of zeros, :func:`obs_size`
     long, left all zeros again (a batch reuses one)."""
     n = g.n
@@ -147,31 +149,65 @@ def _write(g: Game, seat: int, w: BytesWriter, v: list[int]) -> None:
     turn_at = len(v) - 5  # the tail's second value (see the layout)
     turn = g.turn / max(1, g.rules.turn_limit)
     v[turn_at] = -1  # a mark: written apart (the one value that is not a whole number)
-    zeros = _ZEROS
-    run = 0
+    high: i64 = _HIGH
     for i in range(len(v)):
         x = v[i]
         if x == 0:
-            run += 1
-            continue
-        v[i] = 0
-        if run:
-            w.write(zeros[run] if run <= 256 else bytes(4 * run))
-            run = 0
-        if x > 0:
-            write_f32_le(w, float(x if x < _HIGH else _HIGH))
+            write_f32_le(w, 0.0)
+        elif x > 0:
+            v[i] = 0
+            write_f32_le(w, float(x if x < high else high))
         else:
+            v[i] = 0
             write_f32_le(w, turn if turn < 1.0 else 1.0)
-    if run:
-        w.write(zeros[run] if run <= 256 else bytes(4 * run))
+
+
+#: one scratch vector per player count, reused by :func:`numeric_view` and
+#: :func:`numeric_observation` (taken out while in use, so a call that fails half-way
+#: leaves no dirty scratch behind: the next call makes a new one)
+_SCRATCH: Final[dict[int, vec[i64]]] = {}
+
+
+def _scratch(n: int) -> vec[i64]:
+    v = _SCRATCH.pop(n, None)
+    return v if v is not None else vec[i64]([0] * obs_size(n))
 
 
 def numeric_view(g: Game, seat: int) -> bytes:
     """``seat``'s numeric view of ``g``: :func:`obs_size` float32 values, little-endian
     (``np.frombuffer(b, "<f4")``)."""
     w = BytesWriter()
-    _write(g, seat, w, [0] * obs_size(g.n))
+    v = _scratch(g.n)
+    _write(g, seat, w, v)
+    _SCRATCH[g.n] = v
     return w.getvalue()
+
+
+def numeric_observation(g: Game, seat: int, legal: list[int], width: int) -> bytes:
+    """:func:`numeric_view` followed by the action mask of ``legal``: ``width`` bytes, 1 where
+    an id is legal (an environment's whole observation, made in one call)."""
+    w = BytesWriter()
+    v = _scratch(g.n)
+    _write(g, seat, w, v)
+    _SCRATCH[g.n] = v
+    base = len(w)
+    w.write(_zero_bytes(width))
+    for a in legal:
+        if not 0 <= a < width:
+            raise ValueError(f"action id {a} is outside 0..{width - 1}")
+        w[base + a] = 1
+    return w.getvalue()
+
+
+#: ``bytes(k)`` by ``k`` (the masks' zero rows)
+_ZERO_BYTES: Final[dict[int, bytes]] = {}
+
+
+def _zero_bytes(k: int) -> bytes:
+    b = _ZERO_BYTES.get(k)
+    if b is None:
+        b = _ZERO_BYTES[k] = bytes(k)
+    return b
 
 
 def numeric_batch(games: Sequence[Game], seats: Sequence[int]) -> bytes:
@@ -183,19 +219,20 @@ def numeric_batch(games: Sequence[Game], seats: Sequence[int]) -> bytes:
     if not games:
         return w.getvalue()
     n = games[0].n
-    v = [0] * obs_size(n)  # one scratch list for the batch: _write leaves it zeroed
+    v = _scratch(n)  # one scratch vector for the batch: _write leaves it zeroed
     for i in range(len(games)):
         g = games[i]
         if g.n != n:
             raise ValueError(f"game {i} has {g.n} players, game 0 has {n}: a batch has one size")
         _write(g, seats[i], w, v)
+    _SCRATCH[n] = v
     return w.getvalue()
 
 
 def mask_batch(legal: Sequence[list[int]], width: int) -> bytes:
     """Action masks, one row of ``width`` bytes per list of legal ids (1 where legal)."""
     w = BytesWriter()
-    zeros = bytes(width)
+    zeros = _zero_bytes(width)
     base = 0
     for ids in legal:
         w.write(zeros)

@@ -18,12 +18,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import NUM_ACTIONS, Card, Game, View, mask_batch, numeric_batch, numeric_view, obs_size
+from ..engine import (
+    NUM_ACTIONS,
+    Card,
+    Game,
+    View,
+    mask_batch,
+    numeric_batch,
+    numeric_observation,
+    numeric_view,
+    obs_size,
+)
 from ..engine.cards import SUIT_OF
 from ..engine.numeric import KINDS, OBS_HIGH, PHASES
 
-__all__ = ["KINDS", "OBS_HIGH", "PHASES", "MaskCache", "encode_batch", "encode_game", "encode_values",
-           "encode_view", "mask_array", "obs_size", "render_table", "write_masks"]
+__all__ = ["KINDS", "OBS_HIGH", "PHASES", "encode_batch", "encode_game", "encode_values",
+           "encode_view", "mask_array", "obs_size", "observe_game", "render_table", "write_masks"]
+
+_F32 = np.dtype("<f4")
+_I8 = np.dtype("i1")
+_ndarray = np.ndarray
 
 
 def _by_suit(out: np.ndarray, at: int, cards: tuple[Card, ...]) -> None:
@@ -99,7 +113,17 @@ def encode_game(game: Game, seat: int) -> np.ndarray:
     :func:`encode_view`): the engine's :func:`~civlite.engine.numeric_view` (float32 bytes
     written in one compiled pass; it reads only what :meth:`Game.view` shows ``seat``) and
     one ``np.frombuffer``. A new, writable array."""
-    return np.frombuffer(bytearray(numeric_view(game, seat)), np.float32)
+    return np.frombuffer(bytearray(numeric_view(game, seat)), _F32)
+
+
+def observe_game(game: Game, seat: int, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """``(encode_game(game, seat), mask_array(legal))`` from one engine call
+    (:func:`~civlite.engine.numeric_observation`): two new writable arrays, the float32
+    observation and the int8 mask, side by side in one new buffer (neither overlaps the
+    other; each step's pair is new)."""
+    buf = bytearray(numeric_observation(game, seat, legal, NUM_ACTIONS))
+    size = len(buf) - NUM_ACTIONS
+    return _ndarray((size >> 2,), _F32, buf), _ndarray((NUM_ACTIONS,), _I8, buf, size)
 
 
 def encode_values(game: Game, seat: int) -> list[float]:
@@ -131,28 +155,6 @@ def mask_array(legal: list[int]) -> np.ndarray:
     m = np.zeros(NUM_ACTIONS, dtype=np.int8)
     m[legal] = 1
     return m
-
-
-assert NUM_ACTIONS <= 256, "MaskCache keys legal sets as bytes"
-
-
-class MaskCache:
-    """Action masks by legal set, for environments that build one every step: a game meets
-    the same few legal sets again and again, so ``mask(legal)`` is mostly a dict look-up
-    and one copy (a new array each time: callers may keep or change it)."""
-
-    def __init__(self, limit: int = 1 << 14) -> None:
-        self._masks: dict[bytes, np.ndarray] = {}
-        self._limit = limit
-
-    def mask(self, legal: list[int]) -> np.ndarray:
-        key = bytes(legal)  # compact ids are below 256
-        m = self._masks.get(key)
-        if m is None:
-            if len(self._masks) >= self._limit:
-                self._masks.clear()
-            m = self._masks[key] = mask_array(legal)
-        return m.copy()
 
 
 def render_table(view: View, last_events: list[str] | None = None) -> str:

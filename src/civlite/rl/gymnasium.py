@@ -39,7 +39,7 @@ import numpy as np
 
 from ..bots import Bot, RandomBot, make_bot
 from ..engine import NUM_ACTIONS, Game, RuleSet, Termination, describe_id
-from .encoding import OBS_HIGH, MaskCache, encode_game, obs_size, render_table
+from .encoding import OBS_HIGH, obs_size, observe_game, render_table
 from .pettingzoo import _rules
 
 __all__ = ["ENV_ID", "SingleAgentEnv"]
@@ -86,12 +86,12 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.game: Game | None = None
         self.bots: dict[int, Bot] = {}
         self._legal: list[int] = []
-        self._masks = MaskCache()
 
     def _obs(self) -> dict[str, np.ndarray]:
         g = self.game
         assert g is not None
-        return {"observation": encode_game(g, self.seat), "action_mask": self._masks.mask(self._legal)}
+        obs, mask = observe_game(g, self.seat, self._legal)
+        return {"observation": obs, "action_mask": mask}
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now, as a boolean array (for maskable learners)."""

@@ -45,7 +45,7 @@ from pettingzoo.utils.env import AECIterable
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from ..engine import NUM_ACTIONS, Event, Game, RuleSet, Termination, describe_id
-from .encoding import OBS_HIGH, MaskCache, encode_game, obs_size, render_table
+from .encoding import OBS_HIGH, obs_size, observe_game, render_table
 
 __all__ = ["CivLiteAECEnv", "env", "raw_env"]
 
@@ -93,8 +93,6 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         self._legal: list[int] = []
         self._mover = -1  # the seat deciding now (-1 once the game is over)
         self._last_events: list[Event] = []
-        self._zero_mask = np.zeros(NUM_ACTIONS, np.int8)
-        self._masks = MaskCache()
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -126,8 +124,8 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        return {"observation": encode_game(self.game, seat),
-                "action_mask": self._masks.mask(self._legal) if seat == self._mover else self._zero_mask.copy()}
+        obs, mask = observe_game(self.game, seat, self._legal if seat == self._mover else [])
+        return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
