@@ -29,7 +29,7 @@ import numpy as np
 from rl_speed import engine_loop
 
 from civlite.engine import COMPILED
-from civlite.rl.encoding import obs_size
+from civlite.rl.encoding import mask_array, obs_size
 from civlite.rl.pettingzoo import env as pz_env
 from civlite.rl.pettingzoo import raw_env
 
@@ -42,7 +42,7 @@ def pettingzoo(players: int, wrapped: bool, mode: str, seconds: float) -> float:
         def observe(agent: str) -> dict[str, Any]:
             seat = raw.agent_name_mapping[agent]
             return {"observation": const,
-                    "action_mask": raw._masks.mask(raw._legal) if seat == raw._mover else raw._zero_mask.copy()}
+                    "action_mask": mask_array(raw._legal if seat == raw._mover else [])}
         raw.observe = observe
     elif mode == "free_all":
         def observe(agent: str) -> dict[str, Any]:

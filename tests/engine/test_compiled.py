@@ -2,7 +2,7 @@
 
 ``pip install`` compiles the modules of ``civlite.engine._compiled.MODULES``; these tests
 play the same seeded games with both (the source through ``CIVLITE_PURE=1`` in a second
-process) and compare every event, view, clone and record; and check that an edited
+process) and compare every event, view, numeric view, clone and record; and check that an edited
 source is never shadowed by stale compiled modules.
 """
 
@@ -38,6 +38,14 @@ def digest(seed):
         seat = g.to_move
         ids = g.legal_ids()
         h.update(repr(ids).encode())
+        if steps % 3 == 0:  # the numeric view (native vectors compiled, lists and struct interpreted)
+            h.update(e.numeric_observation(g, seat, ids, e.NUM_ACTIONS))
+            h.update(e.numeric_batch([g] * n, list(range(n))))
+        if steps % 29 == 0:  # values past the clip
+            c = g.clone()
+            c.supply = 5000
+            c.ct[seat] = 1200
+            h.update(e.numeric_view(c, seat))
         if steps % 11 == 0:
             h.update(repr(g.view(seat)).encode())
             h.update(repr(g.choices(seat)).encode())

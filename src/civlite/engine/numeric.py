@@ -37,8 +37,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+import struct
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from librt.strings import BytesWriter, write_f32_le
 from librt.vecs import vec
@@ -66,8 +67,22 @@ _MELD: Final = DecisionKind.MELD
 _VISION: Final = DecisionKind.VISION
 _FOUNDATIONS: Final = DecisionKind.FOUNDATIONS
 _FALL: Final = DecisionKind.FALL_DISCARD
-#: suit of each card id, as a native vector (compiled: unboxed reads)
-_SUITS: Final = vec[i64](SUIT_OF)
+#: whether this module runs from its Python source (``CIVLITE_PURE=1``, an edited checkout, a
+#: machine without a C compiler): plain lists and ``struct`` are then much faster than
+#: librt's vectors and per-value writes, which pay off only once compiled
+_PURE: Final = __file__.endswith(".py")
+
+
+def _int_vector(items: Iterable[int]) -> vec[i64]:
+    """A vector of ints: librt's native vector (unboxed reads and writes) when compiled, a
+    plain list (the same operations) when interpreted."""
+    if _PURE:
+        return cast("vec[i64]", list(items))
+    return vec[i64](items)
+
+
+#: suit of each card id
+_SUITS: Final = _int_vector(SUIT_OF)
 _PHASE_AT: Final[dict[str, int]] = {p: i for i, p in enumerate(PHASES)}
 _HIGH: Final = 1000
 
@@ -148,6 +163,9 @@ def _write(g: Game, seat: int, w: BytesWriter, v: vec[i64]) -> None:
     _values(g, seat, v)
     turn_at = len(v) - 5  # the tail's second value (see the layout)
     turn = g.turn / max(1, g.rules.turn_limit)
+    if _PURE:
+        _write_interpreted(cast("list[Any]", v), turn_at, turn if turn < 1.0 else 1.0, w)
+        return
     v[turn_at] = -1  # a mark: written apart (the one value that is not a whole number)
     high: i64 = _HIGH
     for i in range(len(v)):
@@ -170,7 +188,35 @@ _SCRATCH: Final[dict[int, vec[i64]]] = {}
 
 def _scratch(n: int) -> vec[i64]:
     v = _SCRATCH.pop(n, None)
-    return v if v is not None else vec[i64]([0] * obs_size(n))
+    return v if v is not None else _int_vector([0] * obs_size(n))
+
+
+def _write_interpreted(v: list[Any], turn_at: int, turn: float, w: BytesWriter) -> None:
+    """:func:`_write`'s loop done in C calls, for the interpreter: copy, zero, clip, pack."""
+    row = v[:]
+    v[:] = _zero_list(len(v))
+    row[turn_at] = turn
+    if max(row) > _HIGH:
+        row = [x if x < _HIGH else _HIGH for x in row]
+    w.write(_f32_struct(len(row)).pack(*row))
+
+
+_ZERO_LISTS: Final[dict[int, list[int]]] = {}
+_F32_STRUCTS: Final[dict[int, struct.Struct]] = {}
+
+
+def _zero_list(k: int) -> list[int]:
+    z = _ZERO_LISTS.get(k)
+    if z is None:
+        z = _ZERO_LISTS[k] = [0] * k
+    return z
+
+
+def _f32_struct(k: int) -> struct.Struct:
+    st = _F32_STRUCTS.get(k)
+    if st is None:
+        st = _F32_STRUCTS[k] = struct.Struct(f"<{k}f")
+    return st
 
 
 def numeric_view(g: Game, seat: int) -> bytes:
