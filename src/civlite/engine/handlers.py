@@ -146,7 +146,13 @@ def discard_for_ids(g: Game, ids: Iterable[int]) -> Discard:
 
 
 def _lowest_of_suit(cards: Iterable[int], s: int) -> int:
-    return min(c for c in cards if _SUITS[c] == s)
+    low = -1  # a loop, not min() over a generator: compiled, a generator is an object per call
+    for c in cards:
+        if _SUITS[c] == s and (low < 0 or c < low):
+            low = c
+    if low < 0:
+        raise ValueError(f"no card of suit {s}")
+    return low
 
 
 class ActionHandler(Handler):
@@ -265,7 +271,7 @@ class ActionHandler(Handler):
         if ab is None:
             raise IllegalActionError(f"{Suit(s).title} has no such ability in this rule set", "R10")
         p = g._dplayer
-        mine = sorted(c for c in g.hands[p] if _SUITS[c] == s)[: ab.cards]
+        mine = sorted([c for c in g.hands[p] if _SUITS[c] == s])[: ab.cards]
         off = OFFSET_OF_ID[aid]
         target = (p + off) % g.n if off else None
         return (Advanced if advanced else Basic)([CARDS[c] for c in mine], target)
@@ -502,7 +508,13 @@ class DiscardHandler(Handler):
     def apply_id(self, g: Game, aid: int) -> None:
         s = aid - DISCARD_BASE
         chosen = g._selected
-        chosen.append(min(c for c in g.hands[g._dplayer] if _SUITS[c] == s and c not in chosen))
+        low = -1  # the lowest such card (a loop: see _lowest_of_suit)
+        for c in g.hands[g._dplayer]:
+            if _SUITS[c] == s and (low < 0 or c < low) and c not in chosen:
+                low = c
+        if low < 0:
+            raise ValueError(f"no card of suit {s} left to discard")
+        chosen.append(low)
         if len(chosen) < g._dcount:
             return
         cards = list(chosen)
