@@ -1,9 +1,12 @@
 """The numeric view: what :func:`~civlite.engine.view.view_of` shows a seat, as a fixed-size
 vector of float32 bytes, for learners that read one every step (``civlite.rl``).
 
-One pass over the game writes the vector straight into bytes (compiled, with
-``librt.strings.BytesWriter``: no Python float per value, no numpy call), so a caller makes
-one ``np.frombuffer`` of it, or of a whole batch at once (:func:`numeric_batch`).
+One pass over the game counts into a scratch vector (compiled: a native
+``librt.vecs.vec[i64]``, unboxed) and writes the values straight into bytes
+(``librt.strings.BytesWriter``: no Python float per value, no numpy call), so a caller makes
+one array of it (:func:`numeric_observation` adds the action mask), or of a whole batch at
+once (:func:`numeric_batch`). Interpreted, the same functions use plain lists and one
+``struct.pack``, which the interpreter runs faster.
 
 The layout, for ``n`` players (:func:`obs_size` values; counts are raw card or token counts,
 all values clipped to :data:`OBS_HIGH`); seats are *relative* to the viewer (offset 0 is the
