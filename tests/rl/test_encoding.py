@@ -125,3 +125,11 @@ def test_a_long_run_of_zeros_and_a_turn_past_the_limit() -> None:
     g.turn = g.rules.turn_limit + 5
     for seat in range(8):
         np.testing.assert_array_equal(encode_game(g, seat), encode_view(g.view(seat)))
+
+
+def test_the_mask_zero_rows_cache_stays_small() -> None:
+    from civlite.engine import mask_batch, numeric
+
+    for width in range(1, 60):
+        assert mask_batch([[0], []], width) == bytes([1] + [0] * (2 * width - 1))
+    assert len(numeric._ZERO_BYTES) <= 16

@@ -255,7 +255,9 @@ _ZERO_BYTES: Final[dict[int, bytes]] = {}
 def _zero_bytes(k: int) -> bytes:
     b = _ZERO_BYTES.get(k)
     if b is None:
-        b = _ZERO_BYTES[k] = bytes(k)
+        b = bytes(k)
+        if len(_ZERO_BYTES) < 16:  # a few widths in practice; never an unbounded cache
+            _ZERO_BYTES[k] = b
     return b
 
 
