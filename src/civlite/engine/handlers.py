@@ -145,10 +145,14 @@ def discard_for_ids(g: Game, ids: Iterable[int]) -> Discard:
     return Discard([CARDS[c] for c in chosen])
 
 
-def _lowest_of_suit(cards: Iterable[int], s: int) -> int:
+_NONE_SKIPPED: Final[list[int]] = []
+
+
+def _lowest_of_suit(cards: Iterable[int], s: int, skip: list[int] = _NONE_SKIPPED) -> int:
+    """The lowest card of suit ``s`` in ``cards`` that is not in ``skip``."""
     low = -1  # a loop, not min() over a generator: compiled, a generator is an object per call
     for c in cards:
-        if _SUITS[c] == s and (low < 0 or c < low):
+        if _SUITS[c] == s and (low < 0 or c < low) and c not in skip:
             low = c
     if low < 0:
         raise ValueError(f"no card of suit {s}")
@@ -508,13 +512,7 @@ class DiscardHandler(Handler):
     def apply_id(self, g: Game, aid: int) -> None:
         s = aid - DISCARD_BASE
         chosen = g._selected
-        low = -1  # the lowest such card (a loop: see _lowest_of_suit)
-        for c in g.hands[g._dplayer]:
-            if _SUITS[c] == s and (low < 0 or c < low) and c not in chosen:
-                low = c
-        if low < 0:
-            raise ValueError(f"no card of suit {s} left to discard")
-        chosen.append(low)
+        chosen.append(_lowest_of_suit(g.hands[g._dplayer], s, chosen))
         if len(chosen) < g._dcount:
             return
         cards = list(chosen)

@@ -165,9 +165,9 @@ def _write(g: Game, seat: int, w: BytesWriter, v: vec[i64]) -> None:
         raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
     _values(g, seat, v)
     turn_at = len(v) - 5  # the tail's second value (see the layout)
-    turn = g.turn / max(1, g.rules.turn_limit)
+    turn = min(1.0, g.turn / max(1, g.rules.turn_limit))
     if _PURE:
-        _write_interpreted(cast("list[Any]", v), turn_at, turn if turn < 1.0 else 1.0, w)
+        _write_interpreted(cast("list[Any]", v), turn_at, turn, w)
         return
     v[turn_at] = -1  # a mark: written apart (the one value that is not a whole number)
     high: i64 = _HIGH
@@ -180,7 +180,7 @@ def _write(g: Game, seat: int, w: BytesWriter, v: vec[i64]) -> None:
             write_f32_le(w, float(x if x < high else high))
         else:
             v[i] = 0
-            write_f32_le(w, turn if turn < 1.0 else 1.0)
+            write_f32_le(w, turn)
 
 
 #: one scratch vector per player count, reused by :func:`numeric_view` and
@@ -192,6 +192,13 @@ _SCRATCH: Final[dict[int, vec[i64]]] = {}
 def _scratch(n: int) -> vec[i64]:
     v = _SCRATCH.pop(n, None)
     return v if v is not None else _int_vector([0] * obs_size(n))
+
+
+def _write_view(g: Game, seat: int, w: BytesWriter) -> None:
+    """:func:`_write` with a scratch vector taken out of :data:`_SCRATCH` and put back after."""
+    v = _scratch(g.n)
+    _write(g, seat, w, v)
+    _SCRATCH[g.n] = v
 
 
 def _write_interpreted(v: list[Any], turn_at: int, turn: float, w: BytesWriter) -> None:
@@ -226,9 +233,7 @@ def numeric_view(g: Game, seat: int) -> bytes:
     """``seat``'s numeric view of ``g``: :func:`obs_size` float32 values, little-endian
     (``np.frombuffer(b, "<f4")``)."""
     w = BytesWriter()
-    v = _scratch(g.n)
-    _write(g, seat, w, v)
-    _SCRATCH[g.n] = v
+    _write_view(g, seat, w)
     return w.getvalue()
 
 
@@ -236,16 +241,19 @@ def numeric_observation(g: Game, seat: int, legal: list[int], width: int) -> byt
     """:func:`numeric_view` followed by the action mask of ``legal``: ``width`` bytes, 1 where
     an id is legal (an environment's whole observation, made in one call)."""
     w = BytesWriter()
-    v = _scratch(g.n)
-    _write(g, seat, w, v)
-    _SCRATCH[g.n] = v
+    _write_view(g, seat, w)
+    _write_mask(w, legal, width, _zero_bytes(width))
+    return w.getvalue()
+
+
+def _write_mask(w: BytesWriter, legal: list[int], width: int, zeros: bytes) -> None:
+    """Append the ``width``-byte mask of ``legal`` (``zeros``: ``width`` zero bytes)."""
     base = len(w)
-    w.write(_zero_bytes(width))
+    w.write(zeros)
     for a in legal:
         if not 0 <= a < width:
             raise ValueError(f"action id {a} is outside 0..{width - 1}")
         w[base + a] = 1
-    return w.getvalue()
 
 
 #: ``bytes(k)`` by ``k`` (the masks' zero rows)
@@ -284,12 +292,6 @@ def mask_batch(legal: Sequence[list[int]], width: int) -> bytes:
     """Action masks, one row of ``width`` bytes per list of legal ids (1 where legal)."""
     w = BytesWriter()
     zeros = _zero_bytes(width)
-    base = 0
     for ids in legal:
-        w.write(zeros)
-        for a in ids:
-            if not 0 <= a < width:
-                raise ValueError(f"action id {a} is outside 0..{width - 1}")
-            w[base + a] = 1
-        base += width
+        _write_mask(w, ids, width, zeros)
     return w.getvalue()
