@@ -18,6 +18,8 @@ Loops (each counts *decisions*: one seat's compact action applied to a game):
 * ``gymnasium``: :class:`SingleAgentEnv` against one ``random`` bot; each ``step()`` is
   the learner's decision plus the bot's until the learner's next (both counted; the
   learner's steps/s are reported too);
+* ``*_nocopy``: the same loops with ``copy=False`` (each observation written into the
+  preallocated arrays of the agent, no array made per step);
 * ``batched``: :class:`civlite.rl.vector.BatchedGames`, ``--batch`` self-play games per
   call (observation and mask for every game, every call): agent steps/s;
 * ``vector_env``: :class:`civlite.rl.vector.CivLiteVectorEnv` (``gymnasium.vector``),
@@ -76,9 +78,9 @@ def engine_loop(players: int, quiet: bool = False) -> Loop:
     return run
 
 
-def pettingzoo_loop(players: int, wrapped: bool) -> Loop:
+def pettingzoo_loop(players: int, wrapped: bool, copy: bool = True) -> Loop:
     def run(seconds: float) -> dict[str, float]:
-        e = pz_env(players=players) if wrapped else pz_raw_env(players=players)
+        e = pz_env(players=players, copy=copy) if wrapped else pz_raw_env(players=players, copy=copy)
         r = random.Random(2)
         n = 0
         t0 = time.perf_counter()
@@ -97,9 +99,9 @@ def pettingzoo_loop(players: int, wrapped: bool) -> Loop:
     return run
 
 
-def gymnasium_loop(players: int) -> Loop:
+def gymnasium_loop(players: int, copy: bool = True) -> Loop:
     def run(seconds: float) -> dict[str, float]:
-        e = SingleAgentEnv(opponents=["random"] * (players - 1))
+        e = SingleAgentEnv(opponents=["random"] * (players - 1), copy=copy)
         r = random.Random(3)
         steps = decisions = 0
         t0 = time.perf_counter()
@@ -234,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         "pettingzoo_raw": pettingzoo_loop(a.players, wrapped=False),
         "pettingzoo": pettingzoo_loop(a.players, wrapped=True),
         "gymnasium": gymnasium_loop(a.players),
+        "pettingzoo_raw_nocopy": pettingzoo_loop(a.players, wrapped=False, copy=False),
+        "pettingzoo_nocopy": pettingzoo_loop(a.players, wrapped=True, copy=False),
+        "gymnasium_nocopy": gymnasium_loop(a.players, copy=False),
         "batched": batched_loop(a.players, a.batch),
         "vector_env": vector_loop(a.players, a.batch),
     }
@@ -247,13 +252,20 @@ def main(argv: list[str] | None = None) -> int:
         k: {m: statistics.median(r[m] for r in v) for m in v[0]} for k, v in runs.items()
     }
     eng = med["engine"]["decisions_per_s"]
-    print(f"\nmedians over {a.rounds} rounds of {a.seconds:g}s, {a.players} players:")
+    # each round's ratio to the engine loop run just before it, then their median: the load of
+    # a shared machine drifts over a run, and a ratio within one round cancels most of it
+    paired: dict[str, float] = {
+        k: statistics.median(next(iter(r.values())) / e["decisions_per_s"] for r, e in zip(v, runs["engine"], strict=True))
+        for k, v in runs.items()
+    }
+    print(f"\nmedians over {a.rounds} rounds of {a.seconds:g}s, {a.players} players "
+          "(x engine: the median of the rounds' ratios to the engine loop):")
     for k, m in med.items():
         main_metric = next(iter(m))
         extra = ", ".join(f"{x} {y:,.0f}" for x, y in list(m.items())[1:] if not x.startswith("decisions_in"))
         quiet = med["engine_quiet"]["decisions_per_s"]
-        ratio = f"  ({m[main_metric] / eng:.2f} x engine, {m[main_metric] / quiet:.2f} x quiet)" if k != "engine" else ""
-        print(f"  {k:<15} {main_metric} {m[main_metric]:>10,.0f}{ratio}" + (f"; {extra}" if extra else ""))
+        ratio = f"  ({paired[k]:.2f} x engine, {m[main_metric] / quiet:.2f} x quiet)" if k != "engine" else ""
+        print(f"  {k:<21} {main_metric:<18} {m[main_metric]:>10,.0f}{ratio}" + (f"; {extra}" if extra else ""))
     single = single_breakdown(a.players, a.seconds)
     batched = batched_breakdown(a.players, a.batch, a.seconds)
     batched["total_us"] = 1e6 / med["batched"]["agent_steps_per_s"]
@@ -271,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
                                "python": platform.python_version(), "medians": med, "runs": runs,
                                "breakdown_us": breakdown,
                                "ratios_to_engine": {k: next(iter(m.values())) / eng for k, m in med.items()},
+                               "paired_ratios_to_engine": paired,
                                "ratios_to_engine_quiet": {k: next(iter(m.values())) / med["engine_quiet"]["decisions_per_s"]
                                                           for k, m in med.items()},
                                "conditions": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

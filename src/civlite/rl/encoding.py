@@ -32,7 +32,7 @@ from ..engine import (
 from ..engine.cards import SUIT_OF
 from ..engine.numeric import KINDS, OBS_HIGH, PHASES
 
-__all__ = ["KINDS", "OBS_HIGH", "PHASES", "encode_batch", "encode_game", "encode_values",
+__all__ = ["KINDS", "OBS_HIGH", "PHASES", "ObservationBuffer", "encode_batch", "encode_game", "encode_values",
            "encode_view", "mask_array", "obs_size", "observe_game", "render_table", "write_masks"]
 
 _F32 = np.dtype("<f4")
@@ -124,6 +124,35 @@ def observe_game(game: Game, seat: int, legal: list[int]) -> tuple[np.ndarray, n
     buf = bytearray(numeric_observation(game, seat, legal, NUM_ACTIONS))
     size = len(buf) - NUM_ACTIONS
     return _ndarray((size >> 2,), _F32, buf), _ndarray((NUM_ACTIONS,), _I8, buf, size)
+
+
+class ObservationBuffer:
+    """One preallocated observation: a float32 array and an int8 mask over one buffer, which
+    :meth:`write` overwrites in place (one engine call and one copy; no array is made).
+
+    For environments built with ``copy=False``: what they return is these two arrays, the
+    same objects every time (copy what you keep). ``players``: the game's seats."""
+
+    __slots__ = ("buffer", "mask", "observation", "players")
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        size = 4 * obs_size(players)
+        #: the bytes under both arrays: ``numeric_observation(...)`` for ``players`` seats
+        self.buffer = bytearray(size + NUM_ACTIONS)
+        self.observation: np.ndarray = np.frombuffer(self.buffer, _F32, size >> 2, 0)
+        self.mask: np.ndarray = np.frombuffer(self.buffer, _I8, NUM_ACTIONS, size)
+
+    def write(self, game: Game, seat: int, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Overwrite the arrays with ``observe_game(game, seat, legal)`` and return them."""
+        if game.n != self.players:
+            raise ValueError(f"this buffer holds observations of {self.players}-player games; "
+                             f"the game has {game.n} players")
+        self.buffer[:] = numeric_observation(game, seat, legal, NUM_ACTIONS)
+        return self.observation, self.mask
+
+    def __repr__(self) -> str:
+        return f"ObservationBuffer({self.players})"
 
 
 def encode_values(game: Game, seat: int) -> list[float]:

@@ -27,6 +27,9 @@ see only their own views. They play until the learner's next decision or the end
   *truncation* (reward 0, ``info["turn_limit"]``), not a termination.
 
 ``action_masks()`` returns the current mask (the MaskablePPO convention).
+
+Each observation is new arrays by default; with ``copy=False`` every step writes into the
+same two preallocated arrays and returns them (the fastest loop; copy what you keep).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import numpy as np
 
 from ..bots import Bot, RandomBot, make_bot
 from ..engine import NUM_ACTIONS, Game, RuleSet, Termination, describe_id
-from .encoding import OBS_HIGH, obs_size, observe_game, render_table
+from .encoding import OBS_HIGH, ObservationBuffer, obs_size, observe_game, render_table
 from .pettingzoo import _rules
 
 __all__ = ["ENV_ID", "SingleAgentEnv"]
@@ -59,6 +62,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         seat: int | str = "random",
         illegal_penalty: float | None = None,
         render_mode: str | None = None,
+        copy: bool = True,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -86,11 +90,14 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.game: Game | None = None
         self.bots: dict[int, Bot] = {}
         self._legal: list[int] = []
+        self.copy = copy
+        self._buffer = None if copy else ObservationBuffer(self.num_players)
 
     def _obs(self) -> dict[str, np.ndarray]:
         g = self.game
         assert g is not None
-        obs, mask = observe_game(g, self.seat, self._legal)
+        buf = self._buffer
+        obs, mask = observe_game(g, self.seat, self._legal) if buf is None else buf.write(g, self.seat, self._legal)
         return {"observation": obs, "action_mask": mask}
 
     def action_masks(self) -> np.ndarray:
