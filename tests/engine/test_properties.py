@@ -16,6 +16,7 @@ import pytest
 
 from civlite.engine import CARDS, Event, Game, GameRecord, IllegalActionError, RuleSet
 from civlite.engine.actions import Discard, Pass, Take
+from civlite.engine.cards import SUIT_OF
 
 GAMES = 10_000
 CHUNKS = 40
@@ -83,7 +84,7 @@ def check_views(g: Game, model: KnowledgeModel) -> None:
 
 def illegal_attempt(g: Game, rng: random.Random) -> list[Event]:
     """An illegal action is rejected and changes nothing."""
-    before = (g.state_json(), list(g._knower), len(g.actions))
+    before = (g.state_json(), list(g._knower), list(g._dsuits), len(g.actions))
     pending = g.pending
     assert pending is not None
     wrong_player = (pending.player + 1) % g.n
@@ -99,7 +100,7 @@ def illegal_attempt(g: Game, rng: random.Random) -> list[Event]:
             pass
         else:  # legal by chance (a Take of a card that is in the pile): fine, stop here
             return events
-        assert (g.state_json(), list(g._knower), len(g.actions)) == before
+        assert (g.state_json(), list(g._knower), list(g._dsuits), len(g.actions)) == before
     return []
 
 
@@ -130,6 +131,8 @@ def play_one(index: int, deep: bool) -> None:
         model.see(events)
         steps += 1
         assert sum(map(len, g.hands)) + len(g.deck) + len(g.discard) == size
+        assert g._dsuits == [sum(1 for c in g.discard if SUIT_OF[c] == s) for s in range(8)], \
+            "the discard pile's suit counts drifted from the pile"
         assert min(g.ct) >= 0
         if rules.ct_supply is not None:
             assert g.supply is not None and g.supply + sum(g.ct) == rules.ct_supply
@@ -148,6 +151,9 @@ def play_one(index: int, deep: bool) -> None:
     again = record.replay()
     assert again.state_json() == g.state_json()
     assert again._knower == g._knower
+    assert again._dsuits == g._dsuits
+    clone = g.clone()
+    assert clone._dsuits == g._dsuits and clone._dsuits is not g._dsuits
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))

@@ -119,9 +119,9 @@ def _values(g: Game, seat: int, v: vec[i64]) -> None:
                     v[b + suit[c]] = v[b + suit[c]] + 1
     d = 8 + 10 * n  # deck size, then discard, searching, selecting by suit
     v[d] = len(g.deck)
-    at = d + 1
-    for c in g.discard:
-        v[at + suit[c]] = v[at + suit[c]] + 1
+    ds = g._dsuits  # the discard pile by suit, kept by the engine
+    for i in range(8):
+        v[d + 1 + i] = ds[i]
     phase = _PHASE_AT.get(g.phase, -1)
     if phase >= 0:
         v[d + 25 + phase] = 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from typing import Final
 
+from .cards import SUIT_OF
 from .decisions import DecisionKind
 from .effects import ALL
 from .events import Event, make_event
@@ -42,6 +43,7 @@ class Resolution(GameState):
             return False
         self.deck = self.discard
         self.discard = []
+        self._dsuits = [0] * 8
         if self.chance is not None:
             self.chance.shuffle(self.deck)
         else:
@@ -49,6 +51,14 @@ class Resolution(GameState):
         if not self._quiet:
             self._ev.append(Event("reshuffle", "R3.1", count=len(self.deck), phase=self.phase))
         return True
+
+    def _to_discard(self, ids: list[int]) -> None:
+        """Put ``ids`` on the discard pile (and count them by suit)."""
+        self.discard.extend(ids)
+        counts = self._dsuits
+        for c in ids:
+            s = SUIT_OF[c]
+            counts[s] = counts[s] + 1
 
     def _draw(self, p: int, k: int, rule: str, ability: str | None = None) -> None:
         got: list[int] = []
@@ -111,7 +121,7 @@ class Resolution(GameState):
     def _activate(self, ability: Ability, cards: list[int], target: int) -> None:
         p = self.active
         self._remove_from_hand(p, cards)
-        self.discard.extend(cards)  # R3.3: paid before the effect
+        self._to_discard(cards)  # R3.3: paid before the effect
         if not self._quiet:
             self._ev.append(make_event(("activate", ability.rule, p, target if target >= 0 else None, ability.name,
                                         tuple(cards), len(cards), 0, (), (), (), self.phase, 0, False, None)))
@@ -185,6 +195,7 @@ class Resolution(GameState):
                                       phase=self.phase, source="deck"))
         else:
             self.discard.remove(cid)
+            self._dsuits[SUIT_OF[cid]] -= 1
             self._knower[cid] = (1 << self.n) - 1  # the discard pile is public (R3.2)
             if not self._quiet:
                 self._ev.append(Event("take", ab.rule, p, ability=ab.name, cards=(cid,), count=1,
@@ -201,7 +212,7 @@ class Resolution(GameState):
 
     def _discard_cards(self, who: int, ids: list[int]) -> None:
         self._remove_from_hand(who, ids)
-        self.discard.extend(ids)
+        self._to_discard(ids)
         if self._h.kind == _FALL:
             rule, name = "R4.4", None
         else:
@@ -226,7 +237,7 @@ class Resolution(GameState):
         # R7.2: the 7 cards go to the discard pile, then the CT, then the draw; a meld
         # that wins (R8.1) has left the hand and draws nothing
         self._remove_from_hand(p, ids)
-        self.discard.extend(ids)
+        self._to_discard(ids)
         if not self._quiet:
             self._ev.append(Event("meld", "R7.2", p, cards=tuple(ids), count=len(ids), amount=r.meld_ct, phase=self.phase))
         self._gain(p, r.meld_ct, "R7.2", None)

@@ -14,7 +14,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from .actions import Action
-from .cards import CARDS
+from .cards import CARDS, SUIT_OF
 from .codec import ability_id
 from .decisions import DecisionKind
 from .events import Event
@@ -31,7 +31,7 @@ class GameState:
     """The fields of a game (see :class:`~civlite.engine.Game` for the API)."""
 
     __slots__ = (
-        "_ability", "_actions", "_dcount", "_decision", "_dplayer", "_eff", "_ev", "_first",
+        "_ability", "_actions", "_dcount", "_decision", "_dplayer", "_dsuits", "_eff", "_ev", "_first",
         "_first_rises", "_h", "_knower", "_opts", "_quiet", "_rng_shared", "_selected", "_start", "_target",
         "active", "chance", "ct", "deck", "discard", "drawn", "extra_turn", "hands", "n", "names",
         "opening_events", "over", "phase", "rng", "rules", "seed", "supply", "turn", "universe", "winner",
@@ -63,6 +63,9 @@ class GameState:
     #: tools that model chance explicitly (OpenSpiel's chance nodes); ``None``: ``rng``
     chance: ChanceSource | None
     _knower: list[int]
+    #: the discard pile's cards by suit (8 counts), kept with every move to or from the pile
+    #: (``GameState._suit_counts`` makes it from a list): the numeric view reads it
+    _dsuits: list[int]
     _opts: tuple[tuple[int, int, tuple[int, ...]], ...]  # (suit, cost, compact ids) per ability
     _h: Handler  # the pending decision's handler; its ``kind`` is the pending kind
     _decision: int
@@ -95,6 +98,7 @@ class GameState:
         self.ct = [0] * n
         self.deck = []
         self.discard = []
+        self._dsuits = [0] * 8
         self.supply = rules.ct_supply
         self.active = 0
         self.phase = "rise"
@@ -140,6 +144,7 @@ class GameState:
         g.hands = hands
         g.ct = [(view.ct or 0) if s == view.seat else view.player(s).ct for s in range(n)]
         g.discard = [c.id for c in view.discard]
+        g._dsuits = _suit_counts(g.discard)
         g.supply = view.supply
         g.active = view.active
         g.phase = view.phase
@@ -186,6 +191,7 @@ class GameState:
         g.ct = self.ct[:]
         g.deck = self.deck[:]
         g.discard = self.discard[:]
+        g._dsuits = self._dsuits[:]
         g.supply = self.supply
         g.active = self.active
         g.phase = self.phase
@@ -234,3 +240,11 @@ def _ability_options(rules: RuleSet, n: int) -> tuple[tuple[int, int, tuple[int,
         opts = tuple(out)
         rules.cache[("options", n)] = opts
     return opts
+
+
+def _suit_counts(ids: list[int]) -> list[int]:
+    """The cards ``ids`` by suit: 8 counts."""
+    counts = [0] * 8
+    for c in ids:
+        counts[SUIT_OF[c]] += 1
+    return counts
