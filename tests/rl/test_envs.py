@@ -251,3 +251,87 @@ def test_gymnasium_turn_limit_is_truncation() -> None:
             seen += 1
             assert not term and reward == 0.0 and info["turn_limit"]
     assert seen > 0
+
+
+# -- copy=False: observations written into preallocated arrays ----------------------------
+def test_pettingzoo_no_copy_passes_the_api_test() -> None:
+    api_test(env(players=3, copy=False), num_cycles=300)
+    api_test(raw_env(players=2, copy=False), num_cycles=200)
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_pettingzoo_no_copy_sees_what_copy_sees_in_reused_arrays(wrapped: bool) -> None:
+    """The same seed and actions give the same observations, rewards and endings with and
+    without copying; without, each agent's observation is the same two arrays every step."""
+    make = env if wrapped else raw_env
+    fresh, reused = make(players=3, copy=True), make(players=3, copy=False)
+    for seed in (1, 2):
+        fresh.reset(seed=seed)
+        reused.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        arrays: dict[str, tuple[int, int]] = {}
+        kept: list[np.ndarray] = []
+        for agent in fresh.agent_iter():
+            assert reused.agent_selection == agent
+            a, b = fresh.last(), reused.last()
+            np.testing.assert_array_equal(a[0]["observation"], b[0]["observation"])
+            np.testing.assert_array_equal(a[0]["action_mask"], b[0]["action_mask"])
+            assert a[1:] == b[1:]
+            ids = (id(b[0]["observation"]), id(b[0]["action_mask"]))
+            assert arrays.setdefault(agent, ids) == ids, "a copy=False observation was a new array"
+            assert b[0]["observation"].base.obj is b[0]["action_mask"].base.obj  # one buffer under both
+            kept.append(a[0]["observation"])
+            if a[2] or a[3]:
+                fresh.step(None)
+                reused.step(None)
+                continue
+            action = int(rng.choice(np.flatnonzero(a[0]["action_mask"])))
+            fresh.step(action)
+            reused.step(action)
+        assert not reused.agents
+        assert len({id(x) for x in kept}) == len(kept)  # copy=True: a new array every time
+    assert len({ids for ids in arrays.values()}) == 3  # one pair per agent
+
+
+def test_gymnasium_no_copy_matches_copy_and_reuses_its_arrays() -> None:
+    fresh = SingleAgentEnv(opponents=["random", "random"])
+    reused = SingleAgentEnv(opponents=["random", "random"], copy=False)
+    # gymnasium's checker requires new arrays every call: copy=False departs from it on purpose
+    with pytest.raises(AssertionError, match="share an object"):
+        check_env(SingleAgentEnv(opponents=["random"], copy=False, illegal_penalty=-1.0), skip_render_check=True)
+    obs_a, info_a = fresh.reset(seed=4)
+    obs_b, info_b = reused.reset(seed=4)
+    first = obs_b["observation"]
+    rng = np.random.default_rng(4)
+    done = False
+    while not done:
+        np.testing.assert_array_equal(obs_a["observation"], obs_b["observation"])
+        np.testing.assert_array_equal(obs_a["action_mask"], obs_b["action_mask"])
+        assert info_a == info_b
+        assert obs_b["observation"] is first
+        action = int(rng.choice(np.flatnonzero(obs_a["action_mask"])))
+        obs_a, r_a, t_a, tr_a, info_a = fresh.step(action)
+        obs_b, r_b, t_b, tr_b, info_b = reused.step(action)
+        assert (r_a, t_a, tr_a) == (r_b, t_b, tr_b)
+        done = t_a or tr_a
+    np.testing.assert_array_equal(obs_a["observation"], obs_b["observation"])
+
+
+def test_observation_buffer_refuses_another_player_count_and_keeps_its_arrays() -> None:
+    from civlite.rl.encoding import ObservationBuffer, observe_game
+
+    b = ObservationBuffer(2)
+    assert repr(b) == "ObservationBuffer(2)" and b.observation.shape == (obs_size(2),)
+    g = Game(2, seed=3)
+    before = b.observation, b.mask
+    got = b.write(g, 1, g.legal_ids() if g.to_move == 1 else [])
+    assert got[0] is before[0] and got[1] is before[1]
+    want = observe_game(g, 1, g.legal_ids() if g.to_move == 1 else [])
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    saved = bytes(b.buffer)
+    with pytest.raises(ValueError, match="2-player games; the game has 3 players"):
+        b.write(Game(3, seed=3), 0, [])
+    with pytest.raises(ValueError, match="action id 999"):
+        b.write(g, 0, [999])
+    assert bytes(b.buffer) == saved  # a refused write changes nothing
