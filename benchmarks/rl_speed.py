@@ -21,7 +21,8 @@ Loops (each counts *decisions*: one seat's compact action applied to a game):
 * ``*_nocopy``: the same loops with ``copy=False`` (each observation written into the
   preallocated arrays of the agent, no array made per step);
 * ``batched``: :class:`civlite.rl.vector.BatchedGames`, ``--batch`` self-play games per
-  call (observation and mask for every game, every call): agent steps/s;
+  call (observation and mask for every game, every call): agent steps/s; ``--batch-sweep``
+  adds the same loop at other batch sizes;
 * ``vector_env``: :class:`civlite.rl.vector.CivLiteVectorEnv` (``gymnasium.vector``),
   ``--batch`` learner-vs-``random`` games: learner steps/s and decisions/s.
 
@@ -225,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--batch-sweep", default="", metavar="B,B,...",
+                    help="also run the batched loop with these numbers of games per call (batched_B)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON too")
     ap.add_argument("--out", default="", help="write the results as JSON to this file (with the run's conditions)")
     ap.add_argument("--note", default="", help="a word on the conditions, stored in --out")
@@ -241,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         "gymnasium_nocopy": gymnasium_loop(a.players, copy=False),
         "batched": batched_loop(a.players, a.batch),
         "vector_env": vector_loop(a.players, a.batch),
+        **{f"batched_{b}": batched_loop(a.players, int(b)) for b in a.batch_sweep.split(",") if b.strip()},
     }
     runs: dict[str, list[dict[str, float]]] = {k: [] for k in loops}
     for rnd in range(a.rounds):

@@ -108,6 +108,25 @@ def test_pettingzoo_illegal_move_classic_and_raw() -> None:
         env(players=2).step(0)  # order enforcing
 
 
+@pytest.mark.parametrize("copy", [True, False])
+def test_pettingzoo_illegal_move_is_judged_on_the_current_mask(copy: bool) -> None:
+    """An observation kept by the illegal-move wrapper (a direct ``observe``) never judges a
+    later move: after a legal step, the next agent's illegal move still ends the game, and a
+    move legal only for the previous agent is judged on the new agent's mask."""
+    e = env(players=2, copy=copy)
+    e.reset(seed=3)
+    first = e.agent_selection
+    mask0 = e.observe(first)["action_mask"].copy()  # through the wrappers: kept by TerminateIllegal
+    e.step(int(np.flatnonzero(mask0)[0]))
+    agent = e.agent_selection
+    obs, *_ = e.last()
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    e.step(bad)
+    assert all(e.terminations.values())
+    assert e.rewards[agent] == -1.0
+    assert sum(e.rewards.values()) == -1.0
+
+
 def test_one_seed_one_deal_everywhere() -> None:
     g = Game(2, seed=5)
     pz = raw_env(players=2)

@@ -153,11 +153,15 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        g = self.game
         aid = action if type(action) is int else self._action_id(action)
         if aid not in self._legal:
             raise ValueError(f"action {aid} ({describe_id(aid) if 0 <= aid < NUM_ACTIONS else 'out of range'}) "
                              f"is not legal for {agent} now; use the observation's action_mask")
+        self._play(agent, aid)
+
+    def _play(self, agent: str, aid: int) -> None:
+        """``step`` once its checks passed: ``aid`` is legal for ``agent``, who decides now."""
+        g = self.game
         self._cumulative_rewards[agent] = 0.0
         events = g.apply_id(aid, False)
         if self.render_mode:
@@ -272,7 +276,7 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[
     (``agent_iter``, ``last``, ``step``) when nothing is out of the ordinary: after
     ``reset()``, a plain ``int`` action that is legal now. That path does what the three
     wrappers' chain does then (no check can fail), without a call per layer: the same
-    observation, the same illegal-move bookkeeping. Anything else (an illegal or
+    observation, the same state after the step. Anything else (an illegal or
     out-of-range action, ``None``, a numpy integer, a dead agent, a call before
     ``reset()``) goes through the wrappers unchanged."""
 
@@ -304,14 +308,11 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[
             return super().last(observe)  # type: ignore[no-any-return]  # PettingZoo's error
         raw = self._raw
         agent = raw.agent_selection
-        obs = None
-        if observe:
-            obs = raw.observe(agent)
-            ti = self._ti
-            if ti is not None:  # what TerminateIllegalWrapper.observe keeps for its step
-                ti._prev_obs = obs
-                ti._prev_info = raw.infos.get(agent, {})
-        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+        # TerminateIllegalWrapper.observe would keep this observation for its step's mask
+        # check; the fast step needs none, and its own step, when it runs, observes afresh
+        # (the same mask: nothing has moved since)
+        return (raw.observe(agent) if observe else None, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
 
     def step(self, action: int | None) -> None:
         raw = self._raw
@@ -320,10 +321,10 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[
                 and (ti is None or not ti._terminated)):
             # legal now, so: in bounds, the agent is alive, the previous observation's mask allows it
             self._has_updated = True
-            if ti is not None:
+            if ti is not None and ti._prev_obs is not None:  # kept by a call through the wrappers
                 ti._prev_obs = None
                 ti._prev_info = None
-            raw.step(action)
+            raw._play(raw.agent_selection, action)
         else:
             super().step(action)
 
