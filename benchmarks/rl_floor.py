@@ -8,7 +8,13 @@ engine's loop, three ways:
 * ``free_obs``: ``observe`` returns one constant observation array (the mask is still
   built, and the agent still picks among ``mask.nonzero()[0]``);
 * ``free_all``: ``observe`` returns the constant array and the legal ids as a list (no
-  numpy at all in the step).
+  numpy at all in the step);
+* ``no_env`` (one loop, no environment at all): what an AEC step does, called straight on the
+  game: ``legal_ids``, ``numeric_observation`` copied into a preallocated buffer (the
+  ``copy=False`` observation), the agent's ``mask.nonzero()`` pick, ``apply_id``: the floor
+  of any environment API over this engine and observation.
+
+Ratios are medians of each round's ratio to the engine loop run in that round.
 
 The environment's ``observe`` is replaced on the instance, for this measurement only.
 
@@ -28,8 +34,8 @@ from typing import Any
 import numpy as np
 from rl_speed import engine_loop
 
-from civlite.engine import COMPILED
-from civlite.rl.encoding import mask_array, obs_size
+from civlite.engine import COMPILED, NUM_ACTIONS, Game, numeric_observation
+from civlite.rl.encoding import ObservationBuffer, mask_array, obs_size
 from civlite.rl.pettingzoo import env as pz_env
 from civlite.rl.pettingzoo import raw_env
 
@@ -66,6 +72,28 @@ def pettingzoo(players: int, wrapped: bool, mode: str, seconds: float) -> float:
     return n / (time.perf_counter() - t0)
 
 
+def no_env(players: int, seconds: float) -> float:
+    """The AEC step's work with no environment (see the module's description)."""
+    r = random.Random(2)
+    buf = ObservationBuffer(players)
+    mask = buf.mask
+    n = 0
+    t0 = time.perf_counter()
+    end = t0 + seconds
+    while time.perf_counter() < end:
+        g = Game(players, seed=r.getrandbits(62))
+        g.quiet = True
+        while not g.over:
+            legal_ids = g.legal_ids()
+            seat = g.to_move
+            assert seat is not None
+            buf.buffer[:] = numeric_observation(g, seat, legal_ids, NUM_ACTIONS)
+            legal = mask.nonzero()[0]
+            g.apply_id(int(legal[int(r.random() * len(legal))]), False)
+            n += 1
+    return n / (time.perf_counter() - t0)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0)
@@ -76,20 +104,23 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     eng = engine_loop(a.players)
     names = [f"{'wrapped' if w else 'raw'}_{m}" for w in (False, True) for m in ("real", "free_obs", "free_all")]
-    runs: dict[str, list[float]] = {k: [] for k in ["engine", *names]}
+    runs: dict[str, list[float]] = {k: [] for k in ["engine", *names, "no_env"]}
     for rnd in range(a.rounds):
         runs["engine"].append(eng(a.seconds)["decisions_per_s"])
         for w in (False, True):
             for m in ("real", "free_obs", "free_all"):
                 runs[f"{'wrapped' if w else 'raw'}_{m}"].append(pettingzoo(a.players, w, m, a.seconds))
+        runs["no_env"].append(no_env(a.players, a.seconds))
         print(f"round {rnd + 1}: " + ", ".join(f"{k} {v[-1]:,.0f}" for k, v in runs.items()), flush=True)
     med = {k: statistics.median(v) for k, v in runs.items()}
+    paired = {k: statistics.median(x / e for x, e in zip(v, runs["engine"], strict=True)) for k, v in runs.items()}
     for k, v in med.items():
-        print(f"  {k:<18} {v:>10,.0f} decisions/s  ({v / med['engine']:.2f} x engine)")
+        print(f"  {k:<18} {v:>10,.0f} decisions/s  ({paired[k]:.2f} x engine)")
     if a.out:
         with open(a.out, "w", encoding="utf-8") as f:
             json.dump({"players": a.players, "seconds": a.seconds, "rounds": a.rounds, "compiled_engine": COMPILED,
                        "medians": med, "ratios_to_engine": {k: v / med["engine"] for k, v in med.items()},
+                       "paired_ratios_to_engine": paired,
                        "runs": runs, "conditions": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                                     "affinity": sorted(os.sched_getaffinity(0)), "nice": os.nice(0),
                                                     "load_avg_1m": round(os.getloadavg()[0], 2), "note": a.note}},
