@@ -57,8 +57,7 @@ from .outcome import Outcome, Termination
 from .positions import PositionError, from_position, position, state_json
 from .resolution import Resolution, _shuffle
 from .rules import Ability, RuleSet
-from .state import _suit_counts
-from .view import Decision, View, view_counts, view_of
+from .view import Decision, View, suit_counts, view_counts, view_of
 
 if TYPE_CHECKING:
     from .chance import ChanceSource
@@ -187,7 +186,7 @@ class Game(Resolution):
         g.supply = supply
         g.deck = deck
         g.discard = discard
-        g._dsuits = _suit_counts(discard)
+        g._dsuits = suit_counts(discard)
         g.active = g._first = active
         g.turn = turn
         g.extra_turn = extra_turn

@@ -14,12 +14,13 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from .actions import Action
-from .cards import CARDS, SUIT_OF
+from .cards import CARDS
 from .codec import ability_id
 from .decisions import DecisionKind
 from .events import Event
 from .handlers import HANDLERS, Handler
 from .rules import Ability, RuleSet
+from .view import suit_counts
 
 if TYPE_CHECKING:
     from .chance import ChanceSource
@@ -64,7 +65,7 @@ class GameState:
     chance: ChanceSource | None
     _knower: list[int]
     #: the discard pile's cards by suit (8 counts), kept with every move to or from the pile
-    #: (``GameState._suit_counts`` makes it from a list): the numeric view reads it
+    #: (:func:`.view.suit_counts` makes it from a list): the numeric view reads it
     _dsuits: list[int]
     _opts: tuple[tuple[int, int, tuple[int, ...]], ...]  # (suit, cost, compact ids) per ability
     _h: Handler  # the pending decision's handler; its ``kind`` is the pending kind
@@ -144,7 +145,7 @@ class GameState:
         g.hands = hands
         g.ct = [(view.ct or 0) if s == view.seat else view.player(s).ct for s in range(n)]
         g.discard = [c.id for c in view.discard]
-        g._dsuits = _suit_counts(g.discard)
+        g._dsuits = suit_counts(g.discard)
         g.supply = view.supply
         g.active = view.active
         g.phase = view.phase
@@ -240,11 +241,3 @@ def _ability_options(rules: RuleSet, n: int) -> tuple[tuple[int, int, tuple[int,
         opts = tuple(out)
         rules.cache[("options", n)] = opts
     return opts
-
-
-def _suit_counts(ids: list[int]) -> list[int]:
-    """The cards ``ids`` by suit: 8 counts."""
-    counts = [0] * 8
-    for c in ids:
-        counts[SUIT_OF[c]] += 1
-    return counts

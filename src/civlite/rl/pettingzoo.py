@@ -50,7 +50,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env import AECIterable
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-from ..engine import NUM_ACTIONS, Event, Game, RuleSet, Termination, describe_id, numeric_observation
+from ..engine import NUM_ACTIONS, Event, Game, RuleSet, Termination, describe_id
 from .encoding import OBS_HIGH, ObservationBuffer, obs_size, observe_game, render_table
 
 __all__ = ["CivLiteAECEnv", "env", "raw_env"]
@@ -137,10 +137,9 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         legal = self._legal if seat == self._mover else []
         if self.copy:
             obs, mask = observe_game(self.game, seat, legal)
-            return {"observation": obs, "action_mask": mask}
-        b = self._buffers[seat]  # the game has the buffers' number of seats: ObservationBuffer.write, inlined
-        b.buffer[:] = numeric_observation(self.game, seat, legal, NUM_ACTIONS)
-        return {"observation": b.observation, "action_mask": b.mask}
+        else:
+            obs, mask = self._buffers[seat].write(self.game, seat, legal)
+        return {"observation": obs, "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """PettingZoo's ``last`` (the same values), one Python call fewer per step."""
