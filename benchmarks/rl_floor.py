@@ -48,11 +48,11 @@ def pettingzoo(players: int, wrapped: bool, mode: str, seconds: float) -> float:
         def observe(agent: str) -> dict[str, Any]:
             seat = raw.agent_name_mapping[agent]
             return {"observation": const,
-                    "action_mask": mask_array(raw._legal if seat == raw._mover else [])}
+                    "action_mask": mask_array(raw._core.legal if seat == raw._core.mover else [])}
         raw.observe = observe
     elif mode == "free_all":
         def observe(agent: str) -> dict[str, Any]:
-            return {"observation": const, "action_mask": raw._legal}
+            return {"observation": const, "action_mask": raw._core.legal}
         raw.observe = observe
     r = random.Random(2)
     n = 0

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 
 #: the engine modules compiled by mypyc (``setup.py`` compiles exactly these)
-MODULES = ("codec", "effects", "handlers", "state", "resolution", "view", "determinize", "game", "numeric")
+MODULES = ("codec", "effects", "handlers", "state", "resolution", "view", "determinize", "game", "numeric", "aec")
 #: the file beside the modules that records the digest of the source they were compiled from
 STAMP = "_compiled.sha256"
 _HERE = Path(__file__).resolve().parent

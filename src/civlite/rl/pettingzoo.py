@@ -47,11 +47,11 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.env import AECIterable
-from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
+from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable
 
-from ..engine import NUM_ACTIONS, Event, Game, RuleSet, Termination, describe_id
-from .encoding import OBS_HIGH, ObservationBuffer, obs_size, observe_game, render_table
+from ..engine import NUM_ACTIONS, AECCore, Event, Game, RuleSet, Termination, describe_id
+from .encoding import OBS_HIGH, ObservationBuffer, obs_size, render_table
 
 __all__ = ["CivLiteAECEnv", "env", "raw_env"]
 
@@ -70,11 +70,15 @@ def next_seed(rng: random.Random) -> int:
 
 
 class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[misc]
-    """The AEC environment (use :func:`env` to build one)."""
+    """The AEC environment (use :func:`env` to build one).
+
+    Its per-decision calls (``last``, ``step``, ``observe`` and the ``agent_iter``
+    iterator) are the bound methods of a :class:`civlite.engine.aec.AECCore`, which runs
+    compiled with the engine; this class keeps everything else, and every rare path those
+    calls hand back (``_step_checked``, ``_finish``, PettingZoo's ``_was_dead_step``)."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "civlite_v0",
                                           "is_parallelizable": False}
-
     def __init__(self, players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None,
                  copy: bool = True) -> None:
         super().__init__()
@@ -97,15 +101,84 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._rng = random.Random()
         self.game: Game = Game(players, seed=0, rules=self.rules)
-        self._legal: list[int] = []
-        self._mover = -1  # the seat deciding now (-1 once the game is over)
         self._last_events: list[Event] = []
         self.copy = copy
         #: per seat, the arrays that ``observe`` overwrites when ``copy`` is False
-        self._buffers = [] if copy else [ObservationBuffer(players) for _ in range(players)]
+        buffers = [] if copy else [ObservationBuffer(players) for _ in range(players)]
+        core = AECCore(self, self.game, self.possible_agents, copy, np.ndarray, np.dtype("<f4"), np.dtype("i1"),
+                       [b.buffer for b in buffers], [b.observation for b in buffers], [b.mask for b in buffers])
+        core.keep_events = render_mode is not None
+        core.human = render_mode == "human"
+        self._core = core
+        self._started = False
+        # the per-decision calls, compiled (an instance's attributes come before its class's methods)
+        self.observe = core.observe  # type: ignore[method-assign]
+        self.last = core.last  # type: ignore[method-assign]
+        self.step = core.step  # type: ignore[method-assign]
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
+
+    # -- the AEC state, kept by the core (PettingZoo's code reads and writes it here) ---
+    @property
+    def agents(self) -> list[str]:
+        if not self._started:
+            raise AttributeError("agents: call reset() first")
+        return self._core.agents
+
+    @agents.setter
+    def agents(self, value: list[str]) -> None:
+        self._core.agents = value
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._started:
+            raise AttributeError("agent_selection: call reset() first")
+        return self._core.agent_selection
+
+    @agent_selection.setter
+    def agent_selection(self, value: str) -> None:
+        self._core.agent_selection = value
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        return self._core.terminations
+
+    @terminations.setter
+    def terminations(self, value: dict[str, bool]) -> None:
+        self._core.terminations = value
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        return self._core.truncations
+
+    @truncations.setter
+    def truncations(self, value: dict[str, bool]) -> None:
+        self._core.truncations = value
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        return self._core.rewards
+
+    @rewards.setter
+    def rewards(self, value: dict[str, float]) -> None:
+        self._core.rewards = value
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self._core.cumulative
+
+    @_cumulative_rewards.setter
+    def _cumulative_rewards(self, value: dict[str, float]) -> None:
+        self._core.cumulative = value
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:
+        return self._core.infos
+
+    @infos.setter
+    def infos(self, value: dict[str, dict[str, Any]]) -> None:
+        self._core.infos = value
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.action_spaces[agent]
@@ -119,79 +192,54 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
             game_seed = next_seed(self._rng)
         self.game = Game(self.num_players, seed=game_seed, rules=self.rules)
         self.game.quiet = self.render_mode is None  # events only for the render's log
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._last_events = list(self.game.opening_events) if self.render_mode else []
-        self._legal = self.game.legal_ids()
-        mover = self.game.to_move
-        assert mover is not None
-        self._mover = mover
-        self.agent_selection = self.possible_agents[mover]
+        self._core.reset(self.game)  # the AEC state: agents, agent_selection, rewards, flags, infos
+        self._started = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
-        legal = self._legal if seat == self._mover else []
-        if self.copy:
-            obs, mask = observe_game(self.game, seat, legal)
-        else:
-            obs, mask = self._buffers[seat].write(self.game, seat, legal)
-        return {"observation": obs, "action_mask": mask}
+        """``agent``'s observation now (an instance's ``observe`` is its core's)."""
+        return self._core.observe(agent)
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
-        """PettingZoo's ``last`` (the same values), one Python call fewer per step."""
-        agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
-                self.terminations[agent], self.truncations[agent], self.infos[agent])
+        """PettingZoo's ``last`` (an instance's ``last`` is its core's)."""
+        return self._core.last(observe)
 
     def step(self, action: int | None) -> None:
+        """PettingZoo's ``step`` (an instance's ``step`` is its core's)."""
+        self._core.step(action)
+
+    def _step_checked(self, action: Any) -> None:
+        """A live agent's step with anything but a legal ``int``: a clear error, or the move
+        (a numpy integer, say)."""
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        aid = action if type(action) is int else self._action_id(action)
-        if aid not in self._legal:
+        if action is None:
+            raise ValueError(f"{agent} must act: its decision is {self.game.pending}")
+        try:
+            aid = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action {action!r} is not an action id (an int in 0..{NUM_ACTIONS - 1})") from None
+        if aid not in self._core.legal:
             raise ValueError(f"action {aid} ({describe_id(aid) if 0 <= aid < NUM_ACTIONS else 'out of range'}) "
                              f"is not legal for {agent} now; use the observation's action_mask")
-        self._play(agent, aid)
+        self._core.play(agent, aid)
 
-    def _play(self, agent: str, aid: int) -> None:
-        """``step`` once its checks passed: ``aid`` is legal for ``agent``, who decides now."""
+    def _finish(self) -> None:
+        """The game has just ended: every agent's reward, termination or truncation, info."""
         g = self.game
-        self._cumulative_rewards[agent] = 0.0
-        events = g.apply_id(aid, False)
-        if self.render_mode:
-            self._last_events = events
-        if g.over:
-            outcome = g.outcome()
-            assert outcome is not None
-            self._legal = []
-            self._mover = -1
-            ret = outcome.returns()
-            limit = outcome.termination is Termination.TURN_LIMIT  # R8.2: truncation, not termination
-            for a in self.agents:
-                self.rewards[a] = ret[self.agent_name_mapping[a]]
-                self.terminations[a] = not limit
-                self.truncations[a] = limit
-                self.infos[a] = {"winner": outcome.winner, "drawn": list(outcome.drawn), "turns": g.turn,
-                                 "turn_limit": limit}
-            self._accumulate_rewards()
-        else:
-            self._legal = g.legal_ids()
-            mover = g.to_move
-            assert mover is not None
-            self._mover = mover
-            self.agent_selection = self.possible_agents[mover]
-        if self.render_mode == "human":
-            self.render()
+        outcome = g.outcome()
+        assert outcome is not None
+        ret = outcome.returns()
+        limit = outcome.termination is Termination.TURN_LIMIT  # R8.2: truncation, not termination
+        for a in self.agents:
+            self.rewards[a] = ret[self.agent_name_mapping[a]]
+            self.terminations[a] = not limit
+            self.truncations[a] = limit
+            self.infos[a] = {"winner": outcome.winner, "drawn": list(outcome.drawn), "turns": g.turn,
+                             "turn_limit": limit}
+        self._accumulate_rewards()
 
-    def _action_id(self, action: Any) -> int:
-        if action is None:
-            raise ValueError(f"{self.agent_selection} must act: its decision is {self.game.pending}")
-        return int(action)
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        return _RawIterable(self, max_iter)
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -205,6 +253,11 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
 
     def close(self) -> None:
         pass
+
+
+class _RawIterable(AECIterable):  # type: ignore[misc]
+    def __iter__(self) -> AECIterator:
+        return self.env._core.iterate(self.max_iter)
 
 
 def raw_env(players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None,
@@ -271,19 +324,23 @@ class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):  # type: i
 
 
 class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
-    """PettingZoo's order check, outermost, with a fast path for the loop's three calls
-    (``agent_iter``, ``last``, ``step``) when nothing is out of the ordinary: after
-    ``reset()``, a plain ``int`` action that is legal now. That path does what the three
-    wrappers' chain does then (no check can fail), without a call per layer: the same
-    observation, the same state after the step. Anything else (an illegal or
-    out-of-range action, ``None``, a numpy integer, a dead agent, a call before
-    ``reset()``) goes through the wrappers unchanged."""
+    """PettingZoo's order check, outermost. Once ``reset()`` has run, the loop's three calls
+    (``agent_iter``, ``last``, ``step``) are the bare environment's compiled core's:
+    ``last`` is the bare ``last`` (the wrappers add no check to it: the illegal-move
+    wrapper's ``observe`` would keep the observation for its step's mask check, which the
+    fast step needs none of, and its own step, when it runs, observes afresh: the same mask,
+    nothing has moved since); ``step`` with a plain ``int`` legal now does what the three
+    wrappers' chain does then (no check can fail): the same state after the step. Anything
+    else (an illegal or out-of-range action, ``None``, a numpy integer, a dead agent) goes
+    through the wrappers unchanged, and so does every call before ``reset()``."""
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._raw = env.unwrapped
         ti = env.env if isinstance(env, _AssertOutOfBounds) else None
-        self._ti: _TerminateIllegal | None = ti if isinstance(ti, _TerminateIllegal) else None
+        core = self._raw._core
+        core.enforcer = self
+        core.terminator = ti if isinstance(ti, _TerminateIllegal) else None
 
     @property
     def agent_selection(self) -> str:
@@ -297,54 +354,25 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[
             raise AttributeError("agents cannot be accessed before reset")
         return self._raw.agents
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        core = self._raw._core
+        self.last = core.last
+        self.step = core.enforced_step
+
     def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
         if not self._has_reset:
             return super().agent_iter(max_iter)  # PettingZoo's error
         return _Iterable(self, max_iter)
 
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            return super().last(observe)  # type: ignore[no-any-return]  # PettingZoo's error
-        raw = self._raw
-        agent = raw.agent_selection
-        # TerminateIllegalWrapper.observe would keep this observation for its step's mask
-        # check; the fast step needs none, and its own step, when it runs, observes afresh
-        # (the same mask: nothing has moved since)
-        return (raw.observe(agent) if observe else None, raw._cumulative_rewards[agent], raw.terminations[agent],
-                raw.truncations[agent], raw.infos[agent])
-
-    def step(self, action: int | None) -> None:
-        raw = self._raw
-        ti = self._ti
-        if (self._has_reset and type(action) is int and action in raw._legal
-                and (ti is None or not ti._terminated)):
-            # legal now, so: in bounds, the agent is alive, the previous observation's mask allows it
-            self._has_updated = True
-            if ti is not None and ti._prev_obs is not None:  # kept by a call through the wrappers
-                ti._prev_obs = None
-                ti._prev_info = None
-            raw._play(raw.agent_selection, action)
-        else:
-            super().step(action)
+    def _step_wrapped(self, action: int | None) -> None:
+        """The step through PettingZoo's wrappers (the compiled core's slow path)."""
+        wrappers.OrderEnforcingWrapper.step(self, action)
 
 
 class _Iterable(AECOrderEnforcingIterable):  # type: ignore[misc]
-    def __iter__(self) -> _Iterator:
-        return _Iterator(self.env, self.max_iter)
-
-
-class _Iterator(AECOrderEnforcingIterator):  # type: ignore[misc]
-    """PettingZoo's order-enforcing iterator, reading the bare environment's state directly."""
-
-    def __next__(self) -> str:
-        env = self.env
-        raw = env._raw
-        if not raw.agents or self.iters_til_term <= 0:
-            raise StopIteration
-        self.iters_til_term -= 1
-        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        env._has_updated = False
-        return raw.agent_selection  # type: ignore[no-any-return]
+    def __iter__(self) -> AECIterator:
+        return self.env._raw._core.iterate(self.max_iter, self.env)
 
 
 def env(players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None,

@@ -1,0 +1,196 @@
+"""The per-decision half of an agent-environment-cycle (AEC) environment over one game,
+compiled with the engine.
+
+PettingZoo's AEC loop makes three calls per decision (the ``agent_iter`` iterator's
+``__next__``, ``last()``, ``step()``); run as Python methods, their bookkeeping (which
+agent, its flags, its observation, the engine's calls) cost more than the game's own move.
+``civlite.rl.pettingzoo`` hands those three calls to an :class:`AECCore` (its bound methods
+become the environment's ``last`` and ``step``), whose methods run compiled next to the
+engine and call it natively: the same values, the same state after every call, as the
+Python methods they stand for.
+
+It imports nothing outside the engine, and knows no library: the environment comes in as a
+plain object, numpy's array type as a plain callable. The AEC state that every call reads
+(``agents``, ``agent_selection``, ``terminations``, ``truncations``, ``rewards``,
+``_cumulative_rewards``, ``infos``) lives here, in native fields: the environment's
+attributes of those names are properties over them, so PettingZoo's own code (its
+wrappers, ``_was_dead_step``) reads and writes the same objects. Everything rare goes back to the environment's own Python methods: a dead
+agent's step (``_was_dead_step``), any action that is not a legal ``int`` now
+(``_step_checked``: its errors), the game's end (``_finish``), rendering (``render``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from .codec import NUM_ACTIONS
+from .game import Game
+from .numeric import numeric_observation, obs_size
+
+__all__ = ["AECCore", "AECIterator"]
+
+#: ``agent_iter``'s default bound, capped to a machine integer (2**62 steps: never reached)
+_MAX_ITER: Final = 1 << 62
+
+
+class AECCore:
+    """The hot state and calls of one AEC environment (``env``) with seats ``names``.
+
+    ``copy``: ``observe`` returns new arrays each call (``ndarray(shape, dtype, buffer,
+    offset)`` over a new ``bytearray``); otherwise it overwrites ``buffers[seat]`` (the bytes
+    under ``observations[seat]`` and ``masks[seat]``) and returns those arrays.
+    """
+
+    def __init__(self, env: Any, game: Game, names: list[str], copy: bool, ndarray: Any, f32: Any, i8: Any,
+                 buffers: list[bytearray], observations: list[Any], masks: list[Any]) -> None:
+        if len(names) != game.n:
+            raise ValueError(f"{len(names)} agent names for a {game.n}-player game")
+        self.env = env
+        self.names = names
+        self.seat_of: dict[str, int] = {a: i for i, a in enumerate(names)}
+        self.copy = copy
+        self.ndarray = ndarray
+        self.f32 = f32
+        self.i8 = i8
+        size = 4 * obs_size(len(names))
+        self.obs_bytes = size
+        self.obs_shape: tuple[int] = (size >> 2,)
+        self.mask_shape: tuple[int] = (NUM_ACTIONS,)
+        self.buffers = buffers
+        self.observations = observations
+        self.masks = masks
+        self.game = game  # replaced by every ``reset``
+        # the AEC state (the environment's attributes of these names read and write them)
+        self.agents: list[str] = []
+        self.agent_selection = ""
+        self.terminations: dict[str, Any] = {}
+        self.truncations: dict[str, Any] = {}
+        self.rewards: dict[str, Any] = {}
+        self.cumulative: dict[str, Any] = {}  # ``_cumulative_rewards``
+        self.infos: dict[str, Any] = {}
+        #: the legal ids of the deciding seat (empty once the game is over)
+        self.legal: list[int] = []
+        #: the deciding seat (-1 once the game is over)
+        self.mover = -1
+        #: whether ``play`` keeps the events (``env._last_events``), and renders after each move
+        self.keep_events = False
+        self.human = False
+        #: PettingZoo's order-enforcing wrapper over ``env`` and the illegal-move wrapper
+        #: under it (``None``: none), for :meth:`enforced_step`
+        self.enforcer: Any = None
+        self.terminator: Any = None
+
+    def reset(self, game: Game) -> None:
+        """Start on ``game`` (a new game): every agent alive, no reward yet, the first decider
+        selected."""
+        names = self.names
+        self.game = game
+        self.agents = names[:]
+        self.rewards = dict.fromkeys(names, 0.0)
+        self.cumulative = dict.fromkeys(names, 0.0)
+        self.terminations = dict.fromkeys(names, False)
+        self.truncations = dict.fromkeys(names, False)
+        self.infos = {a: {} for a in names}
+        self.legal = game.legal_ids()
+        mover = game.to_move
+        assert mover is not None
+        self.mover = mover
+        self.agent_selection = names[mover]
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """``{"observation": ..., "action_mask": ...}`` of ``agent`` now (the mask is all zeros
+        unless ``agent`` decides now)."""
+        seat = self.seat_of[agent]
+        b = numeric_observation(self.game, seat, self.legal if seat == self.mover else [], NUM_ACTIONS)
+        if self.copy:
+            buf = bytearray(b)
+            return {"observation": self.ndarray(self.obs_shape, self.f32, buf),
+                    "action_mask": self.ndarray(self.mask_shape, self.i8, buf, self.obs_bytes)}
+        self.buffers[seat][:] = b
+        return {"observation": self.observations[seat], "action_mask": self.masks[seat]}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, Any]:
+        """PettingZoo's ``last``: the observation, cumulative reward, termination, truncation
+        and info of ``env.agent_selection``."""
+        agent = self.agent_selection
+        if not agent:
+            raise AttributeError("agent_selection: call reset() first")
+        return (self.observe(agent) if observe else None, self.cumulative[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
+    def step(self, action: Any) -> None:
+        """PettingZoo's ``step``: a legal ``int`` plays here; anything else (a dead agent's
+        step, another type, an illegal id) goes to the environment's Python methods."""
+        agent = self.agent_selection
+        if not agent:
+            raise AttributeError("agent_selection: call reset() first")
+        if self.terminations[agent] or self.truncations[agent]:
+            self.env._was_dead_step(action)
+        elif type(action) is int and action in self.legal:
+            self.play(agent, action)
+        else:
+            self.env._step_checked(action)
+
+    def enforced_step(self, action: Any) -> None:
+        """The step of the wrapped environment (``enforcer``, after its ``reset``): with a legal
+        ``int`` that no wrapper can refuse, what their chain does (the order flag set, the
+        illegal-move wrapper's kept observation dropped, the move played); anything else
+        through the wrappers (``enforcer._step_wrapped``)."""
+        ti = self.terminator
+        if type(action) is int and action in self.legal and (ti is None or not ti._terminated):
+            self.enforcer._has_updated = True
+            if ti is not None and ti._prev_obs is not None:  # kept by a call through the wrappers
+                ti._prev_obs = None
+                ti._prev_info = None
+            self.play(self.agent_selection, action)
+        else:
+            self.enforcer._step_wrapped(action)
+
+    def play(self, agent: str, aid: int) -> None:
+        """``agent`` (who decides now) plays the legal id ``aid``."""
+        g = self.game
+        self.cumulative[agent] = 0.0
+        events = g.apply_id(aid, False)
+        if self.keep_events:
+            self.env._last_events = events
+        if g.over:
+            self.legal = []
+            self.mover = -1
+            self.env._finish()
+        else:
+            self.legal = g.legal_ids()
+            mover = g.to_move
+            assert mover is not None
+            self.mover = mover
+            self.agent_selection = self.names[mover]
+        if self.human:
+            self.env.render()
+
+    def iterate(self, max_iter: int, enforcer: Any = None) -> AECIterator:
+        """The iterator of ``agent_iter(max_iter)``; ``enforcer``: PettingZoo's order-enforcing
+        wrapper, whose ``_has_updated`` flag it checks and clears (see :class:`AECIterator`)."""
+        return AECIterator(self, max_iter, enforcer)
+
+
+class AECIterator:
+    """PettingZoo's ``AECIterator`` (and, given the wrapper, ``AECOrderEnforcingIterator``):
+    the agent to act next, until no agent is left or ``max_iter`` steps were taken."""
+
+    def __init__(self, core: AECCore, max_iter: int, enforcer: Any = None) -> None:
+        self.core = core
+        self.left = min(max_iter, _MAX_ITER)
+        self.enforcer = enforcer
+
+    def __iter__(self) -> AECIterator:
+        return self
+
+    def __next__(self) -> str:
+        core = self.core
+        if not core.agents or self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        w = self.enforcer
+        if w is not None:
+            assert w._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+            w._has_updated = False
+        return core.agent_selection
