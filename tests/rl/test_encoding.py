@@ -127,9 +127,26 @@ def test_a_long_run_of_zeros_and_a_turn_past_the_limit() -> None:
         np.testing.assert_array_equal(encode_game(g, seat), encode_view(g.view(seat)))
 
 
-def test_the_mask_zero_rows_cache_stays_small() -> None:
+def test_the_mask_zero_row_cache_keeps_one_width() -> None:
     from civlite.engine import mask_batch, numeric
 
     for width in range(1, 60):
         assert mask_batch([[0], []], width) == bytes([1] + [0] * (2 * width - 1))
-    assert len(numeric._ZERO_BYTES) <= 16
+    assert numeric._SCRATCH.zeros == bytes(59)  # the last width only: never a growing cache
+
+
+def test_scratch_vectors_are_given_back_and_a_failed_call_leaves_none_dirty() -> None:
+    """The scratch vector of a player count is taken out while in use: a call that fails
+    half-way (a bad seat) leaves its slot empty, and the next call starts from zeros."""
+    from civlite.engine import numeric
+
+    g = Game(3, seed=2)
+    before = encode_game(g, 1)
+    assert len(numeric._SCRATCH.slots[3]) == numeric.obs_size(3)  # given back, all zeros
+    assert not any(numeric._SCRATCH.slots[3])
+    with pytest.raises(ValueError, match="seat must be"):
+        numeric.numeric_view(g, 7)
+    np.testing.assert_array_equal(encode_game(g, 1), before)
+    big = Game(8, seed=2)  # another count has its own slot
+    np.testing.assert_array_equal(encode_game(big, 5), encode_view(big.view(5)))
+    np.testing.assert_array_equal(encode_game(g, 1), before)

@@ -31,6 +31,8 @@ __all__ = ["AECCore", "AECIterator"]
 
 #: ``agent_iter``'s default bound, capped to a machine integer (2**62 steps: never reached)
 _MAX_ITER: Final = 1 << 62
+#: the reward reset at each step (one float object, not a new one per step)
+_ZERO: Final[object] = 0.0
 
 
 class AECCore:
@@ -75,10 +77,16 @@ class AECCore:
         #: whether ``play`` keeps the events (``env._last_events``), and renders after each move
         self.keep_events = False
         self.human = False
-        #: PettingZoo's order-enforcing wrapper over ``env`` and the illegal-move wrapper
-        #: under it (``None``: none), for :meth:`enforced_step`
+        #: PettingZoo's order-enforcing wrapper over ``env`` (``None``: none), for
+        #: :meth:`enforced_step`; the wrappers' per-step flags
+        #: live here (their attributes of those names are properties over these fields):
+        #: the order wrapper's ``_has_updated``, the illegal-move wrapper's ``_terminated``
+        #: and ``_prev_obs`` / ``_prev_info`` (the observation it keeps for its mask check)
         self.enforcer: Any = None
-        self.terminator: Any = None
+        self.has_updated = False
+        self.terminated = False
+        self.prev_obs: Any = None
+        self.prev_info: Any = None
 
     def reset(self, game: Game) -> None:
         """Start on ``game`` (a new game): every agent alive, no reward yet, the first decider
@@ -136,12 +144,10 @@ class AECCore:
         ``int`` that no wrapper can refuse, what their chain does (the order flag set, the
         illegal-move wrapper's kept observation dropped, the move played); anything else
         through the wrappers (``enforcer._step_wrapped``)."""
-        ti = self.terminator
-        if type(action) is int and action in self.legal and (ti is None or not ti._terminated):
-            self.enforcer._has_updated = True
-            if ti is not None and ti._prev_obs is not None:  # kept by a call through the wrappers
-                ti._prev_obs = None
-                ti._prev_info = None
+        if type(action) is int and action in self.legal and not self.terminated:
+            self.has_updated = True
+            self.prev_obs = None  # kept by a call through the wrappers
+            self.prev_info = None
             self.play(self.agent_selection, action)
         else:
             self.enforcer._step_wrapped(action)
@@ -149,7 +155,7 @@ class AECCore:
     def play(self, agent: str, aid: int) -> None:
         """``agent`` (who decides now) plays the legal id ``aid``."""
         g = self.game
-        self.cumulative[agent] = 0.0
+        self.cumulative[agent] = _ZERO
         events = g.apply_id(aid, False)
         if self.keep_events:
             self.env._last_events = events
@@ -166,20 +172,20 @@ class AECCore:
         if self.human:
             self.env.render()
 
-    def iterate(self, max_iter: int, enforcer: Any = None) -> AECIterator:
-        """The iterator of ``agent_iter(max_iter)``; ``enforcer``: PettingZoo's order-enforcing
-        wrapper, whose ``_has_updated`` flag it checks and clears (see :class:`AECIterator`)."""
-        return AECIterator(self, max_iter, enforcer)
+    def iterate(self, max_iter: int, enforced: bool = False) -> AECIterator:
+        """The iterator of ``agent_iter(max_iter)``; ``enforced``: the order-enforcing
+        wrapper's (which checks and clears ``has_updated``, see :class:`AECIterator`)."""
+        return AECIterator(self, max_iter, enforced)
 
 
 class AECIterator:
     """PettingZoo's ``AECIterator`` (and, given the wrapper, ``AECOrderEnforcingIterator``):
     the agent to act next, until no agent is left or ``max_iter`` steps were taken."""
 
-    def __init__(self, core: AECCore, max_iter: int, enforcer: Any = None) -> None:
+    def __init__(self, core: AECCore, max_iter: int, enforced: bool = False) -> None:
         self.core = core
         self.left = min(max_iter, _MAX_ITER)
-        self.enforcer = enforcer
+        self.enforced = enforced
 
     def __iter__(self) -> AECIterator:
         return self
@@ -189,8 +195,7 @@ class AECIterator:
         if not core.agents or self.left <= 0:
             raise StopIteration
         self.left -= 1
-        w = self.enforcer
-        if w is not None:
-            assert w._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-            w._has_updated = False
+        if self.enforced:
+            assert core.has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+            core.has_updated = False
         return core.agent_selection

@@ -90,6 +90,28 @@ _PHASE_AT: Final[dict[str, int]] = {p: i for i, p in enumerate(PHASES)}
 _HIGH: Final = 1000
 
 
+class _RulesCache:
+    """The rule set's numbers that every vector reads (``victory_ct``, ``turn_limit``: a
+    :class:`~civlite.engine.RuleSet` is a plain Python object, each attribute read a
+    dictionary-free but generic lookup), and the slot of the last ability seen, kept for the
+    last rule set and ability met (identity: both are immutable)."""
+
+    def __init__(self) -> None:
+        self.rules: object = None
+        self.victory_ct = 0
+        self.turn_limit = 1
+        self.ability: object = None
+        self.ability_at = 0
+
+    def update(self, g: Game) -> None:
+        self.rules = g.rules
+        self.victory_ct = g.rules.victory_ct
+        self.turn_limit = max(1, g.rules.turn_limit)
+
+
+_RULES: Final = _RulesCache()
+
+
 def obs_size(num_players: int) -> int:
     """Length of the vector for ``num_players`` seats."""
     return 8 + 10 * num_players + 1 + 8 * 3 + 4 + 6 + 1 + 16 + 2 * num_players + 6
@@ -146,11 +168,18 @@ def _values(g: Game, seat: int, v: vec[i64]) -> None:
                 v[at + suit[c]] = v[at + suit[c]] + 1
     ab = g._ability
     if ab is not None:
-        v[d + 36 + int(ab.suit) + (8 if ab.tier == "advanced" else 0)] = 1
+        rc = _RULES
+        if ab is not rc.ability:
+            rc.ability = ab
+            rc.ability_at = int(ab.suit) + (8 if ab.tier == "advanced" else 0)
+        v[d + 36 + rc.ability_at] = 1
     v[d + 52 + n + (g.active - seat) % n] = 1
     if g.extra_turn:
         v[tail] = 1
-    v[tail + 2] = g.rules.victory_ct
+    rules = _RULES
+    if g.rules is not rules.rules:
+        rules.update(g)
+    v[tail + 2] = rules.victory_ct
     supply = g.supply
     if supply is not None:
         v[tail + 3] = 1
@@ -165,7 +194,7 @@ def _write(g: Game, seat: int, w: BytesWriter, v: vec[i64]) -> None:
         raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
     _values(g, seat, v)
     turn_at = len(v) - 5  # the tail's second value (see the layout)
-    turn = min(1.0, g.turn / max(1, g.rules.turn_limit))
+    turn = min(1.0, g.turn / _RULES.turn_limit)  # _values has updated _RULES for g
     if _PURE:
         _write_interpreted(cast("list[Any]", v), turn_at, turn, w)
         return
@@ -183,22 +212,44 @@ def _write(g: Game, seat: int, w: BytesWriter, v: vec[i64]) -> None:
             write_f32_le(w, turn)
 
 
-#: one scratch vector per player count, reused by :func:`numeric_view` and
-#: :func:`numeric_observation` (taken out while in use, so a call that fails half-way
-#: leaves no dirty scratch behind: the next call makes a new one)
-_SCRATCH: Final[dict[int, vec[i64]]] = {}
+class _Scratch:
+    """One scratch vector per player count, reused by :func:`numeric_view`,
+    :func:`numeric_observation` and :func:`numeric_batch`: taken out while in use (its slot
+    left empty), so a call that fails half-way leaves no dirty scratch behind (the next call
+    makes a new one). Slots by player count in a list: no dictionary on the hot path."""
+
+    def __init__(self) -> None:
+        self.empty = _int_vector([])
+        self.slots: list[vec[i64]] = [self.empty] * 17
+        self.zeros = b""
+
+    def zero_bytes(self, k: int) -> bytes:
+        if len(self.zeros) != k:
+            self.zeros = bytes(k)
+        return self.zeros
+
+    def take(self, n: int) -> vec[i64]:
+        if n < len(self.slots):
+            v = self.slots[n]
+            if len(v):
+                self.slots[n] = self.empty
+                return v
+        return _int_vector([0] * obs_size(n))
+
+    def give(self, n: int, v: vec[i64]) -> None:
+        if n < len(self.slots):
+            self.slots[n] = v
 
 
-def _scratch(n: int) -> vec[i64]:
-    v = _SCRATCH.pop(n, None)
-    return v if v is not None else _int_vector([0] * obs_size(n))
+_SCRATCH: Final = _Scratch()
 
 
 def _write_view(g: Game, seat: int, w: BytesWriter) -> None:
-    """:func:`_write` with a scratch vector taken out of :data:`_SCRATCH` and put back after."""
-    v = _scratch(g.n)
+    """:func:`_write` with a scratch vector taken out of :data:`_SCRATCH` and given back after."""
+    n = g.n
+    v = _SCRATCH.take(n)
     _write(g, seat, w, v)
-    _SCRATCH[g.n] = v
+    _SCRATCH.give(n, v)
 
 
 def _write_interpreted(v: list[Any], turn_at: int, turn: float, w: BytesWriter) -> None:
@@ -256,17 +307,9 @@ def _write_mask(w: BytesWriter, legal: list[int], width: int, zeros: bytes) -> N
         w[base + a] = 1
 
 
-#: ``bytes(k)`` by ``k`` (the masks' zero rows)
-_ZERO_BYTES: Final[dict[int, bytes]] = {}
-
-
 def _zero_bytes(k: int) -> bytes:
-    b = _ZERO_BYTES.get(k)
-    if b is None:
-        b = bytes(k)
-        if len(_ZERO_BYTES) < 16:  # a few widths in practice; never an unbounded cache
-            _ZERO_BYTES[k] = b
-    return b
+    """``bytes(k)`` (the masks' zero rows; the last width asked for is kept)."""
+    return _SCRATCH.zero_bytes(k)
 
 
 def numeric_batch(games: Sequence[Game], seats: Sequence[int]) -> bytes:
@@ -278,13 +321,13 @@ def numeric_batch(games: Sequence[Game], seats: Sequence[int]) -> bytes:
     if not games:
         return w.getvalue()
     n = games[0].n
-    v = _scratch(n)  # one scratch vector for the batch: _write leaves it zeroed
+    v = _SCRATCH.take(n)  # one scratch vector for the batch: _write leaves it zeroed
     for i in range(len(games)):
         g = games[i]
         if g.n != n:
             raise ValueError(f"game {i} has {g.n} players, game 0 has {n}: a batch has one size")
         _write(g, seats[i], w, v)
-    _SCRATCH[n] = v
+    _SCRATCH.give(n, v)
     return w.getvalue()
 
 

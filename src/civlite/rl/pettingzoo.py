@@ -305,9 +305,36 @@ class _Direct:
 
 
 class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    """PettingZoo's illegal-move wrapper, its flags kept in the bare environment's core
+    (which the compiled step reads and clears)."""
+
     def __init__(self, env: CivLiteAECEnv, illegal_reward: float) -> None:
+        self._raw = env  # first: the wrapper's __init__ sets the flags below
         super().__init__(env, illegal_reward=illegal_reward)
-        self._raw = env
+
+    @property
+    def _terminated(self) -> bool:
+        return self._raw._core.terminated
+
+    @_terminated.setter
+    def _terminated(self, value: bool) -> None:
+        self._raw._core.terminated = value
+
+    @property
+    def _prev_obs(self) -> Any:
+        return self._raw._core.prev_obs
+
+    @_prev_obs.setter
+    def _prev_obs(self, value: Any) -> None:
+        self._raw._core.prev_obs = value
+
+    @property
+    def _prev_info(self) -> Any:
+        return self._raw._core.prev_info
+
+    @_prev_info.setter
+    def _prev_info(self, value: Any) -> None:
+        self._raw._core.prev_info = value
 
 
 class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
@@ -335,12 +362,17 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[
     through the wrappers unchanged, and so does every call before ``reset()``."""
 
     def __init__(self, env: AECEnv) -> None:
+        self._raw = env.unwrapped  # first: the wrapper's __init__ sets _has_updated
         super().__init__(env)
-        self._raw = env.unwrapped
-        ti = env.env if isinstance(env, _AssertOutOfBounds) else None
-        core = self._raw._core
-        core.enforcer = self
-        core.terminator = ti if isinstance(ti, _TerminateIllegal) else None
+        self._raw._core.enforcer = self
+
+    @property
+    def _has_updated(self) -> bool:
+        return self._raw._core.has_updated
+
+    @_has_updated.setter
+    def _has_updated(self, value: bool) -> None:
+        self._raw._core.has_updated = value
 
     @property
     def agent_selection(self) -> str:
@@ -372,7 +404,7 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[
 
 class _Iterable(AECOrderEnforcingIterable):  # type: ignore[misc]
     def __iter__(self) -> AECIterator:
-        return self.env._raw._core.iterate(self.max_iter, self.env)
+        return self.env._raw._core.iterate(self.max_iter, True)
 
 
 def env(players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None,
