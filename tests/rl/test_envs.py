@@ -13,7 +13,7 @@ gymnasium = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
-from civlite.engine import NUM_ACTIONS, Game, RuleSet  # noqa: E402
+from civlite.engine import COMPILED, NUM_ACTIONS, Game, RuleSet  # noqa: E402
 from civlite.rl.encoding import encode_game, encode_view, obs_size  # noqa: E402
 from civlite.rl.gymnasium import ENV_ID, SingleAgentEnv  # noqa: E402
 from civlite.rl.pettingzoo import env, raw_env  # noqa: E402
@@ -354,3 +354,89 @@ def test_observation_buffer_refuses_another_player_count_and_keeps_its_arrays() 
     with pytest.raises(ValueError, match="action id 999"):
         b.write(g, 0, [999])
     assert bytes(b.buffer) == saved  # a refused write changes nothing
+
+
+@pytest.mark.parametrize("copy", [True, False])
+def test_pettingzoo_compiled_calls_match_pettingzoos_own_chain(copy: bool) -> None:
+    """``env()``'s ``agent_iter``, ``last`` and ``step`` (the compiled core's) give, step by
+    step, what PettingZoo's own ``AECEnv.last`` and the wrappers' ``step`` chain give."""
+    from pettingzoo import AECEnv
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    fast, slow = env(players=3, copy=copy), env(players=3, copy=copy)
+    for seed in (4, 5):
+        fast.reset(seed=seed)
+        slow.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        steps = 0
+        for agent in fast.agent_iter():
+            assert slow.agent_selection == agent
+            a, b = fast.last(), AECEnv.last(slow)
+            np.testing.assert_array_equal(a[0]["observation"], b[0]["observation"])
+            np.testing.assert_array_equal(a[0]["action_mask"], b[0]["action_mask"])
+            assert a[1:] == b[1:]
+            action = None if a[2] or a[3] else int(rng.choice(np.flatnonzero(a[0]["action_mask"])))
+            fast.step(action)
+            OrderEnforcingWrapper.step(slow, action)
+            steps += 1
+        assert not slow.agents and steps > 50
+        assert fast.unwrapped.rewards == slow.unwrapped.rewards
+    if COMPILED:  # the loop's calls are the compiled core's bound methods, not Python frames
+        assert all(type(f) is type(len) for f in (fast.last, fast.step, fast.unwrapped.observe))
+
+
+def test_pettingzoo_state_lives_in_the_core_and_wrappers_rebind_it() -> None:
+    """The AEC state is the core's (PettingZoo's code reads and writes it through the
+    environment's properties): the illegal-move wrapper's new dicts and flags reach it."""
+    e = env(players=2)
+    raw = e.unwrapped
+    with pytest.raises(AttributeError, match="reset"):
+        raw.agents  # noqa: B018
+    with pytest.raises(AttributeError, match="reset"):
+        raw.last()
+    e.reset(seed=1)
+    core = raw._core
+    assert raw.terminations is core.terminations and raw._cumulative_rewards is core.cumulative
+    assert raw.agent_selection == core.agent_selection == "player_0"
+    e.step(NUM_ACTIONS - 1)  # illegal: the wrapper rebinds every dict
+    assert core.terminated and all(core.terminations.values()) and raw.terminations is core.terminations
+    assert core.cumulative["player_0"] == -1.0
+    e.step(None)
+    e.step(None)
+    assert not raw.agents and not core.agents
+    e.reset(seed=1)  # a new game clears the flags
+    assert not core.terminated and raw.agents == ["player_0", "player_1"]
+    obs, *_ = e.last()
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert core.has_updated and raw.agent_selection == core.agent_selection
+
+
+def test_pettingzoo_agent_iter_stops_at_max_iter_and_refuses_a_skipped_step() -> None:
+    for make in (env, raw_env):
+        e = make(players=2)
+        e.reset(seed=2)
+        seen = 0
+        for _ in e.agent_iter(max_iter=7):
+            obs, *_ = e.last()
+            e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+            seen += 1
+        assert seen == 7
+    w = env(players=2)
+    w.reset(seed=2)
+    it = iter(w.agent_iter())
+    next(it)
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(it)  # no step between two agents: the order wrapper's check
+
+
+def test_aec_core_refuses_mismatched_seats_and_buffers() -> None:
+    from civlite.engine import AECCore
+    from civlite.rl.encoding import ObservationBuffer
+
+    g = Game(2, seed=1)
+    bufs = [ObservationBuffer(2) for _ in range(2)]
+    args = (np.ndarray, np.dtype("<f4"), np.dtype("i1"))
+    with pytest.raises(ValueError, match="3 agent names for a 2-player game"):
+        AECCore(None, g, ["a", "b", "c"], True, *args, [b.buffer for b in bufs], [], [])
+    with pytest.raises(ValueError, match="one buffer per seat"):
+        AECCore(None, g, ["a", "b"], False, *args, [bufs[0].buffer], [bufs[0].observation], [bufs[0].mask])

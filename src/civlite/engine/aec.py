@@ -38,15 +38,18 @@ _ZERO: Final[object] = 0.0
 class AECCore:
     """The hot state and calls of one AEC environment (``env``) with seats ``names``.
 
-    ``copy``: ``observe`` returns new arrays each call (``ndarray(shape, dtype, buffer,
-    offset)`` over a new ``bytearray``); otherwise it overwrites ``buffers[seat]`` (the bytes
-    under ``observations[seat]`` and ``masks[seat]``) and returns those arrays.
+    ``copy``: ``observe`` returns new arrays each call (``ndarray(shape, f32, buffer)`` and
+    ``ndarray(shape, i8, buffer, offset)`` over a new ``bytearray``, ``ndarray`` being numpy's
+    array type); otherwise it overwrites ``buffers[seat]`` (the bytes under the arrays
+    ``observations[seat]`` and ``masks[seat]``) and returns those arrays.
     """
 
     def __init__(self, env: Any, game: Game, names: list[str], copy: bool, ndarray: Any, f32: Any, i8: Any,
                  buffers: list[bytearray], observations: list[Any], masks: list[Any]) -> None:
         if len(names) != game.n:
             raise ValueError(f"{len(names)} agent names for a {game.n}-player game")
+        if not copy and not len(buffers) == len(observations) == len(masks) == game.n:
+            raise ValueError(f"copy=False needs one buffer per seat ({game.n}), with its two arrays")
         self.env = env
         self.names = names
         self.seat_of: dict[str, int] = {a: i for i, a in enumerate(names)}
