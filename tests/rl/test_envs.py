@@ -435,8 +435,11 @@ def test_aec_core_refuses_mismatched_seats_and_buffers() -> None:
 
     g = Game(2, seed=1)
     bufs = [ObservationBuffer(2) for _ in range(2)]
-    args = (np.ndarray, np.dtype("<f4"), np.dtype("i1"))
+    arrays = ([b.buffer for b in bufs], [b.observation for b in bufs], [b.mask for b in bufs])
     with pytest.raises(ValueError, match="3 agent names for a 2-player game"):
-        AECCore(None, g, ["a", "b", "c"], True, *args, [b.buffer for b in bufs], [], [])
-    with pytest.raises(ValueError, match="one buffer per seat"):
-        AECCore(None, g, ["a", "b"], False, *args, [bufs[0].buffer], [bufs[0].observation], [bufs[0].mask])
+        AECCore(None, g, ["a", "b", "c"], True, *arrays)
+    with pytest.raises(ValueError, match=r"one buffer of \d+ bytes per seat"):
+        AECCore(None, g, ["a", "b"], False, [bufs[0].buffer], [bufs[0].observation], [bufs[0].mask])
+    with pytest.raises(ValueError, match=r"one buffer of \d+ bytes per seat"):
+        AECCore(None, g, ["a", "b"], True, [bytearray(3), bufs[1].buffer], *arrays[1:])
+    AECCore(None, g, ["a", "b"], True, *arrays)

@@ -38,32 +38,28 @@ _ZERO: Final[object] = 0.0
 class AECCore:
     """The hot state and calls of one AEC environment (``env``) with seats ``names``.
 
-    ``copy``: ``observe`` returns new arrays each call (``ndarray(shape, f32, buffer)`` and
-    ``ndarray(shape, i8, buffer, offset)`` over a new ``bytearray``, ``ndarray`` being numpy's
-    array type); otherwise it overwrites ``buffers[seat]`` (the bytes under the arrays
-    ``observations[seat]`` and ``masks[seat]``) and returns those arrays.
+    ``observe`` writes a seat's observation into ``buffers[seat]``, the bytes under the
+    float32 array ``observations[seat]`` and the int8 array ``masks[seat]`` (numpy arrays,
+    made by the caller), and returns those two arrays (``copy=False``) or new copies of them
+    (``copy=True``: their own ``copy`` methods, bound once).
     """
 
-    def __init__(self, env: Any, game: Game, names: list[str], copy: bool, ndarray: Any, f32: Any, i8: Any,
-                 buffers: list[bytearray], observations: list[Any], masks: list[Any]) -> None:
+    def __init__(self, env: Any, game: Game, names: list[str], copy: bool, buffers: list[bytearray],
+                 observations: list[Any], masks: list[Any]) -> None:
         if len(names) != game.n:
             raise ValueError(f"{len(names)} agent names for a {game.n}-player game")
-        if not copy and not len(buffers) == len(observations) == len(masks) == game.n:
-            raise ValueError(f"copy=False needs one buffer per seat ({game.n}), with its two arrays")
+        size = 4 * obs_size(game.n) + NUM_ACTIONS
+        if not len(buffers) == len(observations) == len(masks) == game.n or any(len(b) != size for b in buffers):
+            raise ValueError(f"one buffer of {size} bytes per seat ({game.n}), with its two arrays, is needed")
         self.env = env
         self.names = names
         self.seat_of: dict[str, int] = {a: i for i, a in enumerate(names)}
         self.copy = copy
-        self.ndarray = ndarray
-        self.f32 = f32
-        self.i8 = i8
-        size = 4 * obs_size(len(names))
-        self.obs_bytes = size
-        self.obs_shape: tuple[int] = (size >> 2,)
-        self.mask_shape: tuple[int] = (NUM_ACTIONS,)
         self.buffers = buffers
         self.observations = observations
         self.masks = masks
+        self.copy_observation: list[Any] = [o.copy for o in observations]
+        self.copy_mask: list[Any] = [m.copy for m in masks]
         self.game = game  # replaced by every ``reset``
         # the AEC state (the environment's attributes of these names read and write them)
         self.agents: list[str] = []
@@ -112,12 +108,10 @@ class AECCore:
         """``{"observation": ..., "action_mask": ...}`` of ``agent`` now (the mask is all zeros
         unless ``agent`` decides now)."""
         seat = self.seat_of[agent]
-        b = numeric_observation(self.game, seat, self.legal if seat == self.mover else [], NUM_ACTIONS)
+        self.buffers[seat][:] = numeric_observation(self.game, seat, self.legal if seat == self.mover else [],
+                                                    NUM_ACTIONS)
         if self.copy:
-            buf = bytearray(b)
-            return {"observation": self.ndarray(self.obs_shape, self.f32, buf),
-                    "action_mask": self.ndarray(self.mask_shape, self.i8, buf, self.obs_bytes)}
-        self.buffers[seat][:] = b
+            return {"observation": self.copy_observation[seat](), "action_mask": self.copy_mask[seat]()}
         return {"observation": self.observations[seat], "action_mask": self.masks[seat]}
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, Any]:
@@ -137,7 +131,7 @@ class AECCore:
             raise AttributeError("agent_selection: call reset() first")
         if self.terminations[agent] or self.truncations[agent]:
             self.env._was_dead_step(action)
-        elif type(action) is int and action in self.legal:
+        elif type(action) is int and _is_in(self.legal, action):
             self.play(agent, action)
         else:
             self.env._step_checked(action)
@@ -147,7 +141,7 @@ class AECCore:
         ``int`` that no wrapper can refuse, what their chain does (the order flag set, the
         illegal-move wrapper's kept observation dropped, the move played); anything else
         through the wrappers (``enforcer._step_wrapped``)."""
-        if type(action) is int and action in self.legal and not self.terminated:
+        if type(action) is int and _is_in(self.legal, action) and not self.terminated:
             self.has_updated = True
             self.prev_obs = None  # kept by a call through the wrappers
             self.prev_info = None
@@ -179,6 +173,14 @@ class AECCore:
         """The iterator of ``agent_iter(max_iter)``; ``enforced``: the order-enforcing
         wrapper's (which checks and clears ``has_updated``, see :class:`AECIterator`)."""
         return AECIterator(self, max_iter, enforced)
+
+
+def _is_in(ids: list[int], aid: int) -> bool:
+    """``aid in ids``, natively (a handful of ids)."""
+    for x in ids:
+        if x == aid:
+            return True
+    return False
 
 
 class AECIterator:

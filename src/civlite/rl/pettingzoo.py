@@ -103,10 +103,11 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         self.game: Game = Game(players, seed=0, rules=self.rules)
         self._last_events: list[Event] = []
         self.copy = copy
-        #: per seat, the arrays that ``observe`` overwrites when ``copy`` is False
-        buffers = [] if copy else [ObservationBuffer(players) for _ in range(players)]
-        core = AECCore(self, self.game, self.possible_agents, copy, np.ndarray, np.dtype("<f4"), np.dtype("i1"),
-                       [b.buffer for b in buffers], [b.observation for b in buffers], [b.mask for b in buffers])
+        #: per seat, the arrays that ``observe`` overwrites (and returns if ``copy`` is False,
+        #: copies of them otherwise)
+        buffers = [ObservationBuffer(players) for _ in range(players)]
+        core = AECCore(self, self.game, self.possible_agents, copy, [b.buffer for b in buffers],
+                       [b.observation for b in buffers], [b.mask for b in buffers])
         core.keep_events = render_mode is not None
         core.human = render_mode == "human"
         self._core = core
