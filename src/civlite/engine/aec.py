@@ -10,13 +10,15 @@ engine and call it natively: the same values, the same state after every call, a
 Python methods they stand for.
 
 It imports nothing outside the engine, and knows no library: the environment comes in as a
-plain object, numpy's array type as a plain callable. The AEC state that every call reads
+plain object, the observation arrays (numpy's, made by the caller over one ``bytearray``
+per seat) as opaque values with a ``copy`` method. The AEC state that every call reads
 (``agents``, ``agent_selection``, ``terminations``, ``truncations``, ``rewards``,
 ``_cumulative_rewards``, ``infos``) lives here, in native fields: the environment's
 attributes of those names are properties over them, so PettingZoo's own code (its
-wrappers, ``_was_dead_step``) reads and writes the same objects. Everything rare goes back to the environment's own Python methods: a dead
-agent's step (``_was_dead_step``), any action that is not a legal ``int`` now
-(``_step_checked``: its errors), the game's end (``_finish``), rendering (``render``).
+wrappers, ``_was_dead_step``) reads and writes the same objects. Everything rare goes back
+to the environment's own Python methods: a dead agent's step (``_was_dead_step``), any
+action that is not a legal ``int`` now (``_step_checked``: its errors), the game's end
+(``_finish``), rendering (``render``).
 """
 
 from __future__ import annotations
@@ -77,10 +79,10 @@ class AECCore:
         self.keep_events = False
         self.human = False
         #: PettingZoo's order-enforcing wrapper over ``env`` (``None``: none), for
-        #: :meth:`enforced_step`; the wrappers' per-step flags
-        #: live here (their attributes of those names are properties over these fields):
-        #: the order wrapper's ``_has_updated``, the illegal-move wrapper's ``_terminated``
-        #: and ``_prev_obs`` / ``_prev_info`` (the observation it keeps for its mask check)
+        #: :meth:`enforced_step`; the wrappers' per-step flags live here (their attributes of
+        #: those names are properties over these fields): the order wrapper's
+        #: ``_has_updated``, the illegal-move wrapper's ``_terminated`` and ``_prev_obs`` /
+        #: ``_prev_info`` (the observation it keeps for its mask check)
         self.enforcer: Any = None
         self.has_updated = False
         self.terminated = False
@@ -114,9 +116,9 @@ class AECCore:
             return {"observation": self.copy_observation[seat](), "action_mask": self.copy_mask[seat]()}
         return {"observation": self.observations[seat], "action_mask": self.masks[seat]}
 
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, Any]:
+    def last(self, observe: bool = True) -> tuple[Any, Any, Any, Any, Any]:
         """PettingZoo's ``last``: the observation, cumulative reward, termination, truncation
-        and info of ``env.agent_selection``."""
+        and info of ``env.agent_selection`` (the values as stored: nothing is converted)."""
         agent = self.agent_selection
         if not agent:
             raise AttributeError("agent_selection: call reset() first")

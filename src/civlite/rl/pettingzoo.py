@@ -79,6 +79,7 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "civlite_v0",
                                           "is_parallelizable": False}
+
     def __init__(self, players: int = 2, rules: RuleSet | str | None = None, render_mode: str | None = None,
                  copy: bool = True) -> None:
         super().__init__()
