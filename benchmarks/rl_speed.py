@@ -29,6 +29,11 @@ Loops (each counts *decisions*: one seat's compact action applied to a game):
 The single-game loops pick a uniformly random action among ``mask.nonzero()[0]`` (what
 an agent holding only the observation does; the engine loop picks among ``legal_ids()``).
 
+``--bracket`` runs the engine loop again after every loop, so that each loop sits between two
+engine runs of the same length; its ``bracketed_ratios`` (the JSON; printed in brackets) are
+the medians over the rounds of the loop's rate over the mean of those two: the tightest
+pairing a machine whose speed drifts within seconds allows.
+
 ``breakdown`` (after the rounds) splits one agent step into its parts, in microseconds,
 timed phase by phase on the same functions the interfaces call: for a single game, the
 engine's decision (``legal_ids`` + ``apply_id``, from the engine loop) and the observation
@@ -228,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--batch-sweep", default="", metavar="B,B,...",
                     help="also run the batched loop with these numbers of games per call (batched_B)")
+    ap.add_argument("--bracket", action="store_true",
+                    help="also run the engine loop between every two loops (same --seconds) and give each loop's "
+                         "ratio to the mean of the engine runs just before and just after it (bracketed_ratios)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON too")
     ap.add_argument("--out", default="", help="write the results as JSON to this file (with the run's conditions)")
     ap.add_argument("--note", default="", help="a word on the conditions, stored in --out")
@@ -247,9 +255,19 @@ def main(argv: list[str] | None = None) -> int:
         **{f"batched_{b}": batched_loop(a.players, int(b)) for b in a.batch_sweep.split(",") if b.strip()},
     }
     runs: dict[str, list[dict[str, float]]] = {k: [] for k in loops}
+    bracketed: dict[str, list[float]] = {k: [] for k in loops if k != "engine"}
     for rnd in range(a.rounds):
+        before = 0.0
         for name, loop in loops.items():
             runs[name].append(loop(a.seconds))
+            if not a.bracket:
+                continue
+            if name == "engine":
+                before = runs[name][-1]["decisions_per_s"]
+                continue
+            after = loops["engine"](a.seconds)["decisions_per_s"]
+            bracketed[name].append(next(iter(runs[name][-1].values())) / ((before + after) / 2))
+            before = after
         print(f"round {rnd + 1}: " + ", ".join(f"{k} {runs[k][-1][next(iter(runs[k][-1]))]:,.0f}" for k in loops),
               flush=True)
     med: dict[str, dict[str, float]] = {
@@ -269,6 +287,9 @@ def main(argv: list[str] | None = None) -> int:
         extra = ", ".join(f"{x} {y:,.0f}" for x, y in list(m.items())[1:] if not x.startswith("decisions_in"))
         quiet = med["engine_quiet"]["decisions_per_s"]
         ratio = f"  ({paired[k]:.2f} x engine, {m[main_metric] / quiet:.2f} x quiet)" if k != "engine" else ""
+        if a.bracket and k != "engine":
+            b = sorted(bracketed[k])
+            ratio += f" [bracketed {statistics.median(b):.2f}, rounds {b[0]:.2f}-{b[-1]:.2f}]"
         print(f"  {k:<21} {main_metric:<18} {m[main_metric]:>10,.0f}{ratio}" + (f"; {extra}" if extra else ""))
     single = single_breakdown(a.players, a.seconds)
     batched = batched_breakdown(a.players, a.batch, a.seconds)
@@ -288,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
                                "breakdown_us": breakdown,
                                "ratios_to_engine": {k: next(iter(m.values())) / eng for k, m in med.items()},
                                "paired_ratios_to_engine": paired,
+                               **({"bracketed_ratios": {k: {"median": statistics.median(v), "rounds": v}
+                                                        for k, v in bracketed.items()}} if a.bracket else {}),
                                "ratios_to_engine_quiet": {k: next(iter(m.values())) / med["engine_quiet"]["decisions_per_s"]
                                                           for k, m in med.items()},
                                "conditions": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
