@@ -216,7 +216,8 @@ class _Scratch:
     """One scratch vector per player count, reused by :func:`numeric_view`,
     :func:`numeric_observation` and :func:`numeric_batch`: taken out while in use (its slot
     left empty), so a call that fails half-way leaves no dirty scratch behind (the next call
-    makes a new one). Slots by player count in a list: no dictionary on the hot path."""
+    makes a new one). Slots by player count in a list: no dictionary on the hot path. Also
+    keeps the masks' zero row (``bytes(k)``) of the last width asked for."""
 
     def __init__(self) -> None:
         self.empty = _int_vector([])

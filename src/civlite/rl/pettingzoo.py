@@ -69,6 +69,27 @@ def next_seed(rng: random.Random) -> int:
     return rng.getrandbits(63)
 
 
+def _core_field(name: str, before_reset: bool = False) -> Any:
+    """A read-write property over the field ``name`` of the bare environment's core (its
+    ``_core``; a wrapper reaches it through ``_raw``). ``before_reset``: reading it before
+    the first ``reset()`` raises ``AttributeError``, as PettingZoo's attribute would not
+    exist yet."""
+
+    def core(obj: Any) -> AECCore:
+        return obj._core if isinstance(obj, CivLiteAECEnv) else obj._raw._core
+
+    def get(obj: Any) -> Any:
+        c = core(obj)
+        if before_reset and not c.agent_selection:
+            raise AttributeError(f"{name}: call reset() first")
+        return getattr(c, name)
+
+    def set_(obj: Any, value: Any) -> None:
+        setattr(core(obj), name, value)
+
+    return property(get, set_, doc=f"the core's ``{name}``")
+
+
 class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[misc]
     """The AEC environment (use :func:`env` to build one).
 
@@ -112,7 +133,6 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         core.keep_events = render_mode is not None
         core.human = render_mode == "human"
         self._core = core
-        self._started = False
         # the per-decision calls, compiled (an instance's attributes come before its class's methods)
         self.observe = core.observe  # type: ignore[method-assign]
         self.last = core.last  # type: ignore[method-assign]
@@ -122,65 +142,13 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         return self.observation_spaces[agent]
 
     # -- the AEC state, kept by the core (PettingZoo's code reads and writes it here) ---
-    @property
-    def agents(self) -> list[str]:
-        if not self._started:
-            raise AttributeError("agents: call reset() first")
-        return self._core.agents
-
-    @agents.setter
-    def agents(self, value: list[str]) -> None:
-        self._core.agents = value
-
-    @property
-    def agent_selection(self) -> str:
-        if not self._started:
-            raise AttributeError("agent_selection: call reset() first")
-        return self._core.agent_selection
-
-    @agent_selection.setter
-    def agent_selection(self, value: str) -> None:
-        self._core.agent_selection = value
-
-    @property
-    def terminations(self) -> dict[str, bool]:
-        return self._core.terminations
-
-    @terminations.setter
-    def terminations(self, value: dict[str, bool]) -> None:
-        self._core.terminations = value
-
-    @property
-    def truncations(self) -> dict[str, bool]:
-        return self._core.truncations
-
-    @truncations.setter
-    def truncations(self, value: dict[str, bool]) -> None:
-        self._core.truncations = value
-
-    @property
-    def rewards(self) -> dict[str, float]:
-        return self._core.rewards
-
-    @rewards.setter
-    def rewards(self, value: dict[str, float]) -> None:
-        self._core.rewards = value
-
-    @property
-    def _cumulative_rewards(self) -> dict[str, float]:
-        return self._core.cumulative
-
-    @_cumulative_rewards.setter
-    def _cumulative_rewards(self, value: dict[str, float]) -> None:
-        self._core.cumulative = value
-
-    @property
-    def infos(self) -> dict[str, dict[str, Any]]:
-        return self._core.infos
-
-    @infos.setter
-    def infos(self, value: dict[str, dict[str, Any]]) -> None:
-        self._core.infos = value
+    agents: list[str] = _core_field("agents", before_reset=True)
+    agent_selection: str = _core_field("agent_selection", before_reset=True)
+    terminations: dict[str, bool] = _core_field("terminations")
+    truncations: dict[str, bool] = _core_field("truncations")
+    rewards: dict[str, float] = _core_field("rewards")
+    _cumulative_rewards: dict[str, float] = _core_field("cumulative")
+    infos: dict[str, dict[str, Any]] = _core_field("infos")
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.action_spaces[agent]
@@ -196,7 +164,6 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         self.game.quiet = self.render_mode is None  # events only for the render's log
         self._last_events = list(self.game.opening_events) if self.render_mode else []
         self._core.reset(self.game)  # the AEC state: agents, agent_selection, rewards, flags, infos
-        self._started = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation now (an instance's ``observe`` is its core's)."""
@@ -314,29 +281,9 @@ class _TerminateIllegal(_Direct, wrappers.TerminateIllegalWrapper):  # type: ign
         self._raw = env  # first: the wrapper's __init__ sets the flags below
         super().__init__(env, illegal_reward=illegal_reward)
 
-    @property
-    def _terminated(self) -> bool:
-        return self._raw._core.terminated
-
-    @_terminated.setter
-    def _terminated(self, value: bool) -> None:
-        self._raw._core.terminated = value
-
-    @property
-    def _prev_obs(self) -> Any:
-        return self._raw._core.prev_obs
-
-    @_prev_obs.setter
-    def _prev_obs(self, value: Any) -> None:
-        self._raw._core.prev_obs = value
-
-    @property
-    def _prev_info(self) -> Any:
-        return self._raw._core.prev_info
-
-    @_prev_info.setter
-    def _prev_info(self, value: Any) -> None:
-        self._raw._core.prev_info = value
+    _terminated: bool = _core_field("terminated")
+    _prev_obs: Any = _core_field("prev_obs")
+    _prev_info: Any = _core_field("prev_info")
 
 
 class _AssertOutOfBounds(_Direct, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
@@ -368,13 +315,7 @@ class _OrderEnforcing(_Direct, wrappers.OrderEnforcingWrapper):  # type: ignore[
         super().__init__(env)
         self._raw._core.enforcer = self
 
-    @property
-    def _has_updated(self) -> bool:
-        return self._raw._core.has_updated
-
-    @_has_updated.setter
-    def _has_updated(self, value: bool) -> None:
-        self._raw._core.has_updated = value
+    _has_updated: bool = _core_field("has_updated")
 
     @property
     def agent_selection(self) -> str:
