@@ -6,6 +6,7 @@ PostgreSQL stopped and started mid-game."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import Callable
@@ -168,3 +169,41 @@ def test_a_table_that_does_not_load_is_reported_and_skipped(db_url: str, caplog:
     store.close()
     assert any("not resumed" in r.getMessage() and r.levelno == logging.ERROR for r in caplog.records)
     assert not [r for r in caplog.records if r.exc_info], "no traceback is logged"
+
+
+def test_an_outage_at_start_delays_the_resumption_and_does_not_cancel_it(
+        db_url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Storage that does not answer when the server starts: listing the tables to resume is
+    tried again (a warning each time, no error) until it answers, then the tables go on."""
+    store = Store(db_url)
+
+    async def run() -> None:
+        m = Manager(store, bot_delay=0, bot_processes=0, listen=False)
+        await m.start()
+        bots, _ = await m.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot="random")] * 2, victory_ct=200))
+        await until(lambda: store.count_actions(bots.id) > 3)
+        await m.stop()
+        real = store.list_tables
+        failures = [2]
+
+        def flaky(*args: Any) -> Any:
+            if failures[0]:
+                failures[0] -= 1
+                raise ConnectionError("storage is down")
+            return real(*args)
+
+        monkeypatch.setattr(store, "list_tables", flaky)
+        done = store.count_actions(bots.id)
+        m2 = Manager(store, bot_delay=0, bot_processes=0, listen=False)
+        m2._resume = functools.partial(m2._resume, first_wait=0.05)  # type: ignore[method-assign]
+        await m2.start()
+        await until(lambda: store.count_actions(bots.id) > done + 3)  # resumed once storage answered
+        assert failures == [0]
+        await m2.stop()
+
+    with caplog.at_level(logging.WARNING, logger="civlite.server"):
+        asyncio.run(run())
+    store.close()
+    tries = [r for r in caplog.records if "could not list the tables to resume" in r.getMessage()]
+    assert len(tries) == 2 and all(r.levelno == logging.WARNING for r in tries)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("civlite")]

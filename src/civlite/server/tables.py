@@ -359,13 +359,21 @@ class Manager:
             self._lease_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="civlite-leases")
             self._lease_task = asyncio.create_task(self._lease_loop())
 
-    async def _resume(self, limit: int = 500) -> None:
-        """After a (re)start: rebuild the unfinished tables from storage so their bots and clocks go on."""
-        try:
-            infos = await asyncio.to_thread(self.store.list_tables, "playing", limit)
-        except Exception as e:
-            log.error("could not list the tables to resume: %s: %s", type(e).__name__, e)
-            return
+    async def _resume(self, limit: int = 500, first_wait: float = 0.5, max_wait: float = 30.0) -> None:
+        """After a (re)start: rebuild the unfinished tables from storage so their bots and clocks
+        go on. Storage that does not answer (an outage) is asked again, waiting twice as long
+        each time (``first_wait`` up to ``max_wait`` seconds), until it does or the server
+        stops: an outage at start delays the resumption, it does not cancel it."""
+        wait = first_wait
+        while True:
+            try:
+                infos = await asyncio.to_thread(self.store.list_tables, "playing", limit)
+                break
+            except Exception as e:
+                log.warning("could not list the tables to resume (trying again in %.1f s): %s: %s", wait,
+                            type(e).__name__, e)
+                await asyncio.sleep(wait)
+                wait = min(max_wait, wait * 2)
         for info in infos:  # a table that does not load is reported and skipped: the others go on
             try:
                 await self.get(info.id)
