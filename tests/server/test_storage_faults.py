@@ -18,7 +18,7 @@ from sqlalchemy import event, insert
 
 from civlite.bots import decide, make_bot
 from civlite.server.protocol import CreateTable, SeatSpec
-from civlite.server.storage import ActionRow, Store, _now
+from civlite.server.storage import ActionRow, Store, TableInfo, _now
 from civlite.server.tables import Conn, Manager
 
 from .conftest import PgCluster
@@ -141,15 +141,22 @@ def test_postgresql_stopped_and_started_mid_game(pg_cluster: PgCluster, caplog: 
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("civlite")], caplog.text
 
 
+async def bots_playing_then_stopped(store: Store) -> tuple[Manager, TableInfo]:
+    """A table of two bots that has made a few moves, and its manager, stopped: a server that
+    went down mid-game (the next manager on ``store`` resumes the table)."""
+    m = Manager(store, bot_delay=0, bot_processes=0, listen=False)
+    await m.start()
+    bots, _ = await m.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot="random")] * 2, victory_ct=200))
+    await until(lambda: store.count_actions(bots.id) > 3)
+    await m.stop()
+    return m, bots
+
+
 def test_a_table_that_does_not_load_is_reported_and_skipped(db_url: str, caplog: pytest.LogCaptureFixture) -> None:
     store = Store(db_url)
 
     async def run() -> None:
-        m = Manager(store, bot_delay=0, bot_processes=0, listen=False)
-        await m.start()
-        bots, _ = await m.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot="random")] * 2, victory_ct=200))
-        await until(lambda: store.count_actions(bots.id) > 3)
-        await m.stop()
+        m, bots = await bots_playing_then_stopped(store)
         # a newer table whose stored actions no longer replay (resumed first: newest first)
         broken, _ = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()]))
         with store.engine.begin() as conn:
@@ -178,11 +185,7 @@ def test_an_outage_at_start_delays_the_resumption_and_does_not_cancel_it(
     store = Store(db_url)
 
     async def run() -> None:
-        m = Manager(store, bot_delay=0, bot_processes=0, listen=False)
-        await m.start()
-        bots, _ = await m.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot="random")] * 2, victory_ct=200))
-        await until(lambda: store.count_actions(bots.id) > 3)
-        await m.stop()
+        _, bots = await bots_playing_then_stopped(store)
         real = store.list_tables
         failures = [2]
 
