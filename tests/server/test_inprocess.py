@@ -275,8 +275,8 @@ def test_search_bots_think_in_worker_processes_and_survive_their_death(tmp_path:
     store = Store(f"sqlite:///{tmp_path / 'w.db'}")
 
     async def run() -> tuple[bool, bool, int]:
-        m = Manager(store, bot_delay=0, bot_processes=1)
-        await m.start()
+        m = Manager(store, bot_delay=0.3, bot_processes=1)  # slow bots until the kill: the game
+        await m.start()  # cannot end between two looks at it, however loaded the machine
         bot = "ismcts:iterations=20"
         info, _ = await m.create_table(CreateTable(seats=[SeatSpec(kind="bot", bot=bot), SeatSpec(kind="bot", bot=bot)],
                                                    victory_ct=8, practice=True, seed=3))
@@ -289,6 +289,8 @@ def test_search_bots_think_in_worker_processes_and_survive_their_death(tmp_path:
         assert first is not None
         for p in list(first._processes.values()):  # type: ignore[attr-defined]
             p.kill()  # a worker dies (out of memory, killed): that move is thought in a thread
+        assert not t.game.is_over
+        m.bot_delay = 0  # the rest quickly
         while not t.game.is_over:
             assert time.monotonic() < deadline, "the bots stopped"
             await asyncio.sleep(0.05)
