@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from civlite.engine import Game, RuleSet
-from civlite.rl.encoding import encode_batch, encode_game, encode_view, mask_array, obs_size, observe_game
+from civlite.rl.encoding import (
+    ObservationBuffer,
+    encode_batch,
+    encode_game,
+    encode_view,
+    mask_array,
+    obs_size,
+    observe_game,
+)
 
 SHORT = RuleSet.default().with_changes(victory_ct=8)
 RULES = {  # rules, player counts, games per count
@@ -28,6 +36,7 @@ def test_fast_encodings_equal_the_view_encoding_over_random_games(case: str) -> 
     for players in counts:
         for _ in range(games_per_count):
             g = Game(players, seed=rng.getrandbits(32), rules=rules)
+            kept = [ObservationBuffer(players) for _ in range(players)]  # written in place every step
             while True:
                 games, seats, rows = [], [], []
                 legal = [] if g.is_over else g.legal_ids()
@@ -36,6 +45,9 @@ def test_fast_encodings_equal_the_view_encoding_over_random_games(case: str) -> 
                     np.testing.assert_array_equal(encode_game(g, seat), want)
                     mine = legal if seat == g.to_move else []
                     obs, mask = observe_game(g, seat, mine)
+                    np.testing.assert_array_equal(obs, want)
+                    np.testing.assert_array_equal(mask, mask_array(mine))
+                    obs, mask = kept[seat].write(g, seat, mine)
                     np.testing.assert_array_equal(obs, want)
                     np.testing.assert_array_equal(mask, mask_array(mine))
                     games.append(g)
@@ -90,6 +102,7 @@ def test_large_counts_are_exact_and_the_supply_is_clipped() -> None:
     g.supply = 4000  # clipped at OBS_HIGH
     for seat in (0, 1):
         np.testing.assert_array_equal(encode_game(g, seat), encode_view(g.view(seat)))
+        np.testing.assert_array_equal(ObservationBuffer(2).write(g, seat, [])[0], encode_view(g.view(seat)))
     out = np.zeros((2, obs_size(2)), np.float32)
     encode_batch([g, g], [0, 1], out)
     np.testing.assert_array_equal(out, np.array([encode_view(g.view(0)), encode_view(g.view(1))]))
@@ -125,6 +138,45 @@ def test_a_long_run_of_zeros_and_a_turn_past_the_limit() -> None:
     g.turn = g.rules.turn_limit + 5
     for seat in range(8):
         np.testing.assert_array_equal(encode_game(g, seat), encode_view(g.view(seat)))
+        np.testing.assert_array_equal(ObservationBuffer(8).write(g, seat, [])[0], encode_view(g.view(seat)))
+
+
+def test_a_store_follows_games_of_other_rules_and_turns_interleaved() -> None:
+    """The turn fraction's float32 bits are cached for the last rule set and turn: games with
+    other turn limits, and turns going back and forth, written in turn into the same stores."""
+    games = [Game(2, seed=s, rules=RuleSet.default().with_changes(turn_limit=limit))
+             for s, limit in ((1, 7), (2, 30), (3, 7), (4, 1))]
+    stores = [ObservationBuffer(2) for _ in range(2)]
+    for turn in (0, 1, 3, 3, 2, 6, 7, 9, 1, 30, 31, 0):
+        for g in games:
+            g.turn = turn
+            for seat in (0, 1):
+                np.testing.assert_array_equal(stores[seat].write(g, seat, [])[0], encode_view(g.view(seat)))
+
+
+def test_an_observation_store_refuses_bad_input_and_changes_nothing() -> None:
+    from civlite.engine import NUM_ACTIONS, ObservationStore, numeric_observation
+
+    with pytest.raises(ValueError, match="players >= 1 and width >= 0"):
+        ObservationStore(0, NUM_ACTIONS)
+    s = ObservationStore(3, NUM_ACTIONS)
+    assert repr(s) == "ObservationStore(3, 153)"
+    g = Game(3, seed=5)
+    legal = g.legal_ids()
+    s.write(g, g.to_move, legal)
+    before = bytes(s.values) + bytes(s.mask)
+    assert before == numeric_observation(g, g.to_move, legal, NUM_ACTIONS)
+    for bad_game, seat, ids, message in ((Game(2, seed=5), 0, [], "3-player games; the game has 2 players"),
+                                         (g, 3, [], r"seat must be 0\.\.2"), (g, -1, [], r"seat must be 0\.\.2"),
+                                         (g, 0, [1, 153], "action id 153 is outside 0..152"),
+                                         (g, 0, [-1], "action id -1 is outside")):
+        with pytest.raises(ValueError, match=message):
+            s.write(bad_game, seat, ids)
+        assert bytes(s.values) + bytes(s.mask) == before
+    s.write(g, (g.to_move + 1) % 3, [])  # the mask is cleared for a seat that does not decide
+    assert not any(bytes(s.mask))
+    with pytest.raises(TypeError):
+        memoryview(s.values)[0] = 1  # read-only: only write() changes it
 
 
 def test_the_mask_zero_row_cache_keeps_one_width() -> None:

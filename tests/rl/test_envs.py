@@ -298,7 +298,10 @@ def test_pettingzoo_no_copy_sees_what_copy_sees_in_reused_arrays(wrapped: bool) 
             assert a[1:] == b[1:]
             ids = (id(b[0]["observation"]), id(b[0]["action_mask"]))
             assert arrays.setdefault(agent, ids) == ids, "a copy=False observation was a new array"
-            assert b[0]["observation"].base.obj is b[0]["action_mask"].base.obj  # one buffer under both
+            # the env's own memory, read-only (it changes under them); the copies are the caller's
+            assert not (b[0]["observation"].flags.writeable or b[0]["action_mask"].flags.writeable)
+            assert a[0]["observation"].flags.writeable and a[0]["action_mask"].flags.writeable
+            assert not np.shares_memory(a[0]["observation"], b[0]["observation"])
             kept.append(a[0]["observation"])
             if a[2] or a[3]:
                 fresh.step(None)
@@ -348,12 +351,15 @@ def test_observation_buffer_refuses_another_player_count_and_keeps_its_arrays() 
     want = observe_game(g, 1, g.legal_ids() if g.to_move == 1 else [])
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
-    saved = bytes(b.buffer)
+    assert not (got[0].flags.writeable or got[1].flags.writeable)  # views of the env's memory: copy to keep
+    saved = got[0].tobytes() + got[1].tobytes()
     with pytest.raises(ValueError, match="2-player games; the game has 3 players"):
         b.write(Game(3, seed=3), 0, [])
     with pytest.raises(ValueError, match="action id 999"):
         b.write(g, 0, [999])
-    assert bytes(b.buffer) == saved  # a refused write changes nothing
+    with pytest.raises(ValueError, match=r"seat must be 0\.\.1"):
+        b.write(g, 2, [])
+    assert got[0].tobytes() + got[1].tobytes() == saved  # a refused write changes nothing
 
 
 @pytest.mark.parametrize("copy", [True, False])
@@ -435,11 +441,11 @@ def test_aec_core_refuses_mismatched_seats_and_buffers() -> None:
 
     g = Game(2, seed=1)
     bufs = [ObservationBuffer(2) for _ in range(2)]
-    arrays = ([b.buffer for b in bufs], [b.observation for b in bufs], [b.mask for b in bufs])
+    arrays = ([b.store for b in bufs], [b.observation for b in bufs], [b.mask for b in bufs])
     with pytest.raises(ValueError, match="3 agent names for a 2-player game"):
         AECCore(None, g, ["a", "b", "c"], True, *arrays)
-    with pytest.raises(ValueError, match=r"one buffer of \d+ bytes per seat"):
-        AECCore(None, g, ["a", "b"], False, [bufs[0].buffer], [bufs[0].observation], [bufs[0].mask])
-    with pytest.raises(ValueError, match=r"one buffer of \d+ bytes per seat"):
-        AECCore(None, g, ["a", "b"], True, [bytearray(3), bufs[1].buffer], *arrays[1:])
+    with pytest.raises(ValueError, match=r"one ObservationStore\(2, 153\) per seat"):
+        AECCore(None, g, ["a", "b"], False, [bufs[0].store], [bufs[0].observation], [bufs[0].mask])
+    with pytest.raises(ValueError, match=r"one ObservationStore\(2, 153\) per seat"):
+        AECCore(None, g, ["a", "b"], True, [ObservationBuffer(3).store, bufs[1].store], *arrays[1:])
     AECCore(None, g, ["a", "b"], True, *arrays)

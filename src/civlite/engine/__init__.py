@@ -37,7 +37,7 @@ from .determinize import sample_world, unseen_cards
 from .effects import PRIMITIVES, Primitive
 from .events import Event
 from .game import Game, GameOverError
-from .numeric import mask_batch, numeric_batch, numeric_observation, numeric_view, obs_size
+from .numeric import ObservationStore, mask_batch, numeric_batch, numeric_observation, numeric_view, obs_size
 from .outcome import Outcome, Termination
 from .positions import PositionError
 from .record import GameRecord, RecordError
@@ -87,6 +87,7 @@ __all__ = [
     "Meld",
     "MeldChoice",
     "MeldSlot",
+    "ObservationStore",
     "Outcome",
     "Pass",
     "PlayerView",

@@ -10,8 +10,9 @@ engine and call it natively: the same values, the same state after every call, a
 Python methods they stand for.
 
 It imports nothing outside the engine, and knows no library: the environment comes in as a
-plain object, the observation arrays (numpy's, made by the caller over one ``bytearray``
-per seat) as opaque values with a ``copy`` method. The AEC state that every call reads
+plain object, the observation arrays (numpy's, made by the caller over one
+:class:`~civlite.engine.numeric.ObservationStore` per seat) as opaque values with a ``copy``
+method. The AEC state that every call reads
 (``agents``, ``agent_selection``, ``terminations``, ``truncations``, ``rewards``,
 ``_cumulative_rewards``, ``infos``) lives here, in native fields: the environment's
 attributes of those names are properties over them, so PettingZoo's own code (its
@@ -27,7 +28,7 @@ from typing import Any, Final
 
 from .codec import NUM_ACTIONS
 from .game import Game
-from .numeric import numeric_observation, obs_size
+from .numeric import ObservationStore
 
 __all__ = ["AECCore", "AECIterator"]
 
@@ -35,29 +36,32 @@ __all__ = ["AECCore", "AECIterator"]
 _MAX_ITER: Final = 1 << 62
 #: the reward reset at each step (one float object, not a new one per step)
 _ZERO: Final[object] = 0.0
+#: the legal ids of a seat that does not decide now (never changed)
+_NO_IDS: Final[list[int]] = []
 
 
 class AECCore:
     """The hot state and calls of one AEC environment (``env``) with seats ``names``.
 
-    ``observe`` writes a seat's observation into ``buffers[seat]``, the bytes under the
+    ``observe`` writes a seat's observation into ``stores[seat]``, the memory under the
     float32 array ``observations[seat]`` and the int8 array ``masks[seat]`` (numpy arrays,
     made by the caller), and returns those two arrays (``copy=False``) or new copies of them
     (``copy=True``: their own ``copy`` methods, bound once).
     """
 
-    def __init__(self, env: Any, game: Game, names: list[str], copy: bool, buffers: list[bytearray],
+    def __init__(self, env: Any, game: Game, names: list[str], copy: bool, stores: list[ObservationStore],
                  observations: list[Any], masks: list[Any]) -> None:
         if len(names) != game.n:
             raise ValueError(f"{len(names)} agent names for a {game.n}-player game")
-        size = 4 * obs_size(game.n) + NUM_ACTIONS
-        if not len(buffers) == len(observations) == len(masks) == game.n or any(len(b) != size for b in buffers):
-            raise ValueError(f"one buffer of {size} bytes per seat ({game.n}), with its two arrays, is needed")
+        if not len(stores) == len(observations) == len(masks) == game.n or any(
+                s.players != game.n or s.width != NUM_ACTIONS for s in stores):
+            raise ValueError(f"one ObservationStore({game.n}, {NUM_ACTIONS}) per seat ({game.n}), with its two arrays, "
+                             "is needed")
         self.env = env
         self.names = names
         self.seat_of: dict[str, int] = {a: i for i, a in enumerate(names)}
         self.copy = copy
-        self.buffers = buffers
+        self.stores = stores
         self.observations = observations
         self.masks = masks
         self.copy_observation: list[Any] = [o.copy for o in observations]
@@ -110,8 +114,7 @@ class AECCore:
         """``{"observation": ..., "action_mask": ...}`` of ``agent`` now (the mask is all zeros
         unless ``agent`` decides now)."""
         seat = self.seat_of[agent]
-        self.buffers[seat][:] = numeric_observation(self.game, seat, self.legal if seat == self.mover else [],
-                                                    NUM_ACTIONS)
+        self.stores[seat].write(self.game, seat, self.legal if seat == self.mover else _NO_IDS)
         if self.copy:
             return {"observation": self.copy_observation[seat](), "action_mask": self.copy_mask[seat]()}
         return {"observation": self.observations[seat], "action_mask": self.masks[seat]}

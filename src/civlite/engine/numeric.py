@@ -41,12 +41,13 @@ True
 from __future__ import annotations
 
 import struct
+import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from librt.strings import BytesWriter, write_f32_le
+from librt.strings import BytesWriter, read_i32_be, read_i32_le, write_f32_le
 from librt.vecs import vec
-from mypy_extensions import i64
+from mypy_extensions import i32, i64, u8
 
 from .cards import SUIT_OF
 from .decisions import DecisionKind
@@ -54,8 +55,8 @@ from .decisions import DecisionKind
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["KINDS", "OBS_HIGH", "PHASES", "mask_batch", "numeric_batch", "numeric_observation", "numeric_view",
-           "obs_size"]
+__all__ = ["KINDS", "OBS_HIGH", "PHASES", "ObservationStore", "mask_batch", "numeric_batch", "numeric_observation",
+           "numeric_view", "obs_size"]
 
 #: every value of the vector is clipped to this
 OBS_HIGH: Final = 1000.0
@@ -94,7 +95,8 @@ class _RulesCache:
     """The rule set's numbers that every vector reads (``victory_ct``, ``turn_limit``: a
     :class:`~civlite.engine.RuleSet` is a plain Python object, each attribute read a
     dictionary-free but generic lookup), and the slot of the last ability seen, kept for the
-    last rule set and ability met (identity: both are immutable)."""
+    last rule set and ability met (identity: both are immutable); and the float32 bits of the
+    last turn fraction written by an :class:`ObservationStore` (it changes once a turn)."""
 
     def __init__(self) -> None:
         self.rules: object = None
@@ -102,11 +104,35 @@ class _RulesCache:
         self.turn_limit = 1
         self.ability: object = None
         self.ability_at = 0
+        self.turn = -1
+        self.turn_bits: i32 = 0
 
     def update(self, g: Game) -> None:
         self.rules = g.rules
         self.victory_ct = g.rules.victory_ct
         self.turn_limit = max(1, g.rules.turn_limit)
+        self.turn = -1
+
+    def turn_fraction_bits(self, turn: int) -> i32:
+        """The float32 bits of ``min(1, turn / turn_limit)`` (the rules of the last game read)."""
+        if turn != self.turn:
+            self.turn_bits = _f32_bits(min(1.0, turn / self.turn_limit))
+            self.turn = turn
+        return self.turn_bits
+
+
+def _f32_bits(x: float) -> i32:
+    """The ``i32`` whose memory holds ``x`` as a little-endian float32 (the layout of every
+    vector here, whatever the machine's byte order)."""
+    w = BytesWriter()
+    write_f32_le(w, x)
+    b = w.getvalue()
+    return read_i32_le(b, 0) if _LITTLE else read_i32_be(b, 0)
+
+
+_LITTLE: Final = sys.byteorder == "little"
+#: :func:`_f32_bits` of 0.0, 1.0, ..., OBS_HIGH (every whole-number value of the vector)
+_F32_BITS: Final = vec[i32](struct.unpack(f"={_HIGH + 1}i", struct.pack(f"<{_HIGH + 1}f", *range(_HIGH + 1))))
 
 
 _RULES: Final = _RulesCache()
@@ -212,17 +238,38 @@ def _write(g: Game, seat: int, w: BytesWriter, v: vec[i64]) -> None:
             write_f32_le(w, turn)
 
 
+#: the largest writer :class:`_Scratch` keeps (bytes written): a batch's is not kept
+_KEPT_WRITER: Final = 1 << 13
+
+
 class _Scratch:
     """One scratch vector per player count, reused by :func:`numeric_view`,
     :func:`numeric_observation` and :func:`numeric_batch`: taken out while in use (its slot
     left empty), so a call that fails half-way leaves no dirty scratch behind (the next call
     makes a new one). Slots by player count in a list: no dictionary on the hot path. Also
-    keeps the masks' zero row (``bytes(k)``) of the last width asked for."""
+    keeps the masks' zero row (``bytes(k)``) of the last width asked for, and one
+    :class:`BytesWriter` for single observations, taken out and given back the same way: a
+    new writer starts on a 256-byte inline buffer and grows twice, by ``malloc`` and
+    ``realloc``, on the way to one 2-player observation (513 bytes), which cost a single
+    observation more than its own values; a kept one has grown once and for all."""
 
     def __init__(self) -> None:
         self.empty = _int_vector([])
         self.slots: list[vec[i64]] = [self.empty] * 17
         self.zeros = b""
+        self.writer: BytesWriter | None = BytesWriter()
+
+    def take_writer(self) -> BytesWriter:
+        w = self.writer
+        if w is None:
+            return BytesWriter()
+        self.writer = None
+        w.truncate(0)
+        return w
+
+    def give_writer(self, w: BytesWriter) -> None:
+        if len(w) <= _KEPT_WRITER:
+            self.writer = w
 
     def zero_bytes(self, k: int) -> bytes:
         if len(self.zeros) != k:
@@ -284,18 +331,105 @@ def _f32_struct(k: int) -> struct.Struct:
 def numeric_view(g: Game, seat: int) -> bytes:
     """``seat``'s numeric view of ``g``: :func:`obs_size` float32 values, little-endian
     (``np.frombuffer(b, "<f4")``)."""
-    w = BytesWriter()
+    w = _SCRATCH.take_writer()
     _write_view(g, seat, w)
-    return w.getvalue()
+    b = w.getvalue()
+    _SCRATCH.give_writer(w)
+    return b
 
 
 def numeric_observation(g: Game, seat: int, legal: list[int], width: int) -> bytes:
     """:func:`numeric_view` followed by the action mask of ``legal``: ``width`` bytes, 1 where
     an id is legal (an environment's whole observation, made in one call)."""
-    w = BytesWriter()
+    w = _SCRATCH.take_writer()
     _write_view(g, seat, w)
     _write_mask(w, legal, width, _zero_bytes(width))
-    return w.getvalue()
+    b = w.getvalue()
+    _SCRATCH.give_writer(w)
+    return b
+
+
+class ObservationStore:
+    """One seat's observation kept in place: what :func:`numeric_observation` returns, written
+    by :meth:`write` into memory that arrays can view, for environments that hand out the
+    same two arrays every step (or copies of them) instead of making new ones.
+
+    ``values`` holds the :func:`obs_size` float32 values and ``mask`` the ``width`` mask
+    bytes; both export the buffer protocol, read-only
+    (``np.frombuffer(store.values, np.float32)``, ``np.frombuffer(store.mask, np.int8)``).
+    Their bytes are :func:`numeric_observation`'s (little-endian float32, on any machine).
+    Compiled, they are native vectors (``vec[i32]`` holding those bytes, ``vec[u8]``)
+    written value by value: no bytes object, no copy. Interpreted, two ``bytearray``-backed
+    memoryviews written from :func:`numeric_observation`'s bytes (faster there).
+
+    >>> from civlite.engine import Game, NUM_ACTIONS
+    >>> g = Game(2, seed=5)
+    >>> s = ObservationStore(2, NUM_ACTIONS)
+    >>> s.write(g, 0, g.legal_ids())
+    >>> bytes(s.values) + bytes(s.mask) == numeric_observation(g, 0, g.legal_ids(), NUM_ACTIONS)
+    True
+    """
+
+    def __init__(self, players: int, width: int) -> None:
+        if not (isinstance(players, int) and players >= 1 and isinstance(width, int) and width >= 0):
+            raise ValueError(f"an observation store needs players >= 1 and width >= 0, got {players!r}, {width!r}")
+        self.players = players
+        self.width = width
+        size = obs_size(players)
+        #: compiled: the float32 bit patterns / mask bytes, written in place
+        self._bits = vec[i32]([0] * size)
+        self._bytes = vec[u8]([0] * width)
+        #: the mask's ids now set (cleared by the next write)
+        self._marked: list[int] = []
+        #: this store's scratch vector for :func:`_values` (all zeros between calls)
+        self._scratch = _int_vector([0] * size)
+        #: interpreted: one buffer under both views
+        self._raw = bytearray(4 * size + width) if _PURE else bytearray()
+        raw = memoryview(self._raw).toreadonly()
+        self.values: object = raw[:4 * size] if _PURE else self._bits
+        self.mask: object = raw[4 * size:] if _PURE else self._bytes
+
+    def write(self, g: Game, seat: int, legal: list[int]) -> None:
+        """Overwrite the store with ``numeric_observation(g, seat, legal, width)``; a refused
+        call (another player count, a seat or id out of range) changes nothing."""
+        n = g.n
+        if n != self.players:
+            raise ValueError(f"this store holds observations of {self.players}-player games; the game has {n} players")
+        if not (isinstance(seat, int) and 0 <= seat < n):
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        width = self.width
+        for a in legal:
+            if not 0 <= a < width:
+                raise ValueError(f"action id {a} is outside 0..{width - 1}")
+        if _PURE:
+            self._raw[:] = numeric_observation(g, seat, legal, width)
+            return
+        v = self._scratch
+        try:
+            _values(g, seat, v)  # updates _RULES for g
+        except BaseException:
+            self._scratch = _int_vector([0] * len(v))  # the failed call's counts are dropped
+            raise
+        out = self._bits
+        bits = _F32_BITS
+        high: i64 = _HIGH
+        for i in range(len(v)):
+            x = v[i]
+            if x == 0:
+                out[i] = 0
+            else:
+                v[i] = 0
+                out[i] = bits[x if x < high else high]
+        out[len(out) - 5] = _RULES.turn_fraction_bits(g.turn)  # the tail's turn / turn limit
+        m = self._bytes
+        for a in self._marked:
+            m[a] = 0
+        for a in legal:
+            m[a] = 1
+        self._marked = legal[:]
+
+    def __repr__(self) -> str:
+        return f"ObservationStore({self.players}, {self.width})"
 
 
 def _write_mask(w: BytesWriter, legal: list[int], width: int, zeros: bytes) -> None:

@@ -22,6 +22,7 @@ from ..engine import (
     NUM_ACTIONS,
     Card,
     Game,
+    ObservationStore,
     View,
     mask_batch,
     numeric_batch,
@@ -127,28 +128,28 @@ def observe_game(game: Game, seat: int, legal: list[int]) -> tuple[np.ndarray, n
 
 
 class ObservationBuffer:
-    """One preallocated observation: a float32 array and an int8 mask over one buffer, which
-    :meth:`write` overwrites in place (one engine call and one copy; no array is made).
+    """One preallocated observation: a float32 array and an int8 mask over an
+    :class:`~civlite.engine.ObservationStore`, which :meth:`write` overwrites in place (one
+    compiled call; no array is made).
 
     For environments built with ``copy=False``: what they return is these two arrays, the
-    same objects every time (copy what you keep). ``players``: the game's seats."""
+    same objects every time, read-only (they change with the next observation: copy what
+    you keep). ``players``: the game's seats."""
 
-    __slots__ = ("buffer", "mask", "observation", "players")
+    __slots__ = ("mask", "observation", "players", "store")
 
     def __init__(self, players: int) -> None:
         self.players = players
-        size = 4 * obs_size(players)
-        #: the bytes under both arrays: ``numeric_observation(...)`` for ``players`` seats
-        self.buffer = bytearray(size + NUM_ACTIONS)
-        self.observation: np.ndarray = np.frombuffer(self.buffer, _F32, size >> 2, 0)
-        self.mask: np.ndarray = np.frombuffer(self.buffer, _I8, NUM_ACTIONS, size)
+        #: the memory under both arrays, written by ``store.write(game, seat, legal)``
+        self.store = ObservationStore(players, NUM_ACTIONS)
+        self.observation: np.ndarray = np.frombuffer(self.store.values, _F32)  # type: ignore[call-overload]
+        self.mask: np.ndarray = np.frombuffer(self.store.mask, _I8)  # type: ignore[call-overload]
+        self.observation.flags.writeable = False  # already so over the compiled store's memory
+        self.mask.flags.writeable = False
 
     def write(self, game: Game, seat: int, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """Overwrite the arrays with ``observe_game(game, seat, legal)`` and return them."""
-        if game.n != self.players:
-            raise ValueError(f"this buffer holds observations of {self.players}-player games; "
-                             f"the game has {game.n} players")
-        self.buffer[:] = numeric_observation(game, seat, legal, NUM_ACTIONS)
+        self.store.write(game, seat, legal)
         return self.observation, self.mask
 
     def __repr__(self) -> str:

@@ -128,7 +128,7 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
         #: per seat, the arrays that ``observe`` overwrites (and returns if ``copy`` is False,
         #: copies of them otherwise)
         buffers = [ObservationBuffer(players) for _ in range(players)]
-        core = AECCore(self, self.game, self.possible_agents, copy, [b.buffer for b in buffers],
+        core = AECCore(self, self.game, self.possible_agents, copy, [b.store for b in buffers],
                        [b.observation for b in buffers], [b.mask for b in buffers])
         core.keep_events = render_mode is not None
         core.human = render_mode == "human"
