@@ -169,7 +169,8 @@ def test_an_observation_store_refuses_bad_input_and_changes_nothing() -> None:
     for bad_game, seat, ids, message in ((Game(2, seed=5), 0, [], "3-player games; the game has 2 players"),
                                          (g, 3, [], r"seat must be 0\.\.2"), (g, -1, [], r"seat must be 0\.\.2"),
                                          (g, 0, [1, 153], "action id 153 is outside 0..152"),
-                                         (g, 0, [-1], "action id -1 is outside")):
+                                         (g, 0, [-1], "action id -1 is outside"),
+                                         (g, 0, [0] * 154, "154 action ids for a mask of 153")):
         with pytest.raises(ValueError, match=message):
             s.write(bad_game, seat, ids)
         assert bytes(s.values) + bytes(s.mask) == before

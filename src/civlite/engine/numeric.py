@@ -145,18 +145,22 @@ def obs_size(num_players: int) -> int:
 
 def _values(g: Game, seat: int, v: vec[i64]) -> None:
     """Add the vector's whole-number values (all but the turn fraction) to ``v`` (all zeros,
-    :func:`obs_size` long), unclipped."""
-    n = g.n
+    :func:`obs_size` long), unclipped. (Native ``i64`` locals: unboxed arithmetic, compiled.)"""
+    n: i64 = g.n
+    me: i64 = seat
     suit = _SUITS
     hands = g.hands
     ct = g.ct
     for c in hands[seat]:
-        v[suit[c]] = v[suit[c]] + 1
+        x: i64 = suit[c]
+        v[x] = v[x] + 1
     knower = g._knower
-    bit = 1 << seat
+    bit: i64 = 1 << me
     for k in range(n):
-        s = (seat + k) % n
-        b = 8 + 10 * k
+        s = me + k
+        if s >= n:
+            s -= n
+        b: i64 = 8 + 10 * k
         h = hands[s]
         v[b] = ct[s]
         v[b + 1] = len(h)
@@ -164,34 +168,38 @@ def _values(g: Game, seat: int, v: vec[i64]) -> None:
             b += 2
             for c in h:
                 if knower[c] & bit:
-                    v[b + suit[c]] = v[b + suit[c]] + 1
-    d = 8 + 10 * n  # deck size, then discard, searching, selecting by suit
+                    y: i64 = b + suit[c]
+                    v[y] = v[y] + 1
+    d: i64 = 8 + 10 * n  # deck size, then discard, searching, selecting by suit
     v[d] = len(g.deck)
     ds = g._dsuits  # the discard pile by suit, kept by the engine
     for i in range(8):
         v[d + 1 + i] = ds[i]
-    phase = _PHASE_AT.get(g.phase, -1)
+    phase: i64 = _PHASE_AT.get(g.phase, -1)
     if phase >= 0:
         v[d + 25 + phase] = 1
-    tail = d + 52 + 2 * n
+    tail: i64 = d + 52 + 2 * n
     if g.over:
         v[tail + 5] = 1
     else:
-        dp = g._dplayer
+        dp: i64 = g._dplayer
         kind = g._h.kind
         # the kind's flag (identity tests: an enum's hash is a Python call)
         v[d + 29 + (0 if kind is _ACTION else 1 if kind is _MELD else 2 if kind is _VISION
                     else 3 if kind is _FOUNDATIONS else 4 if kind is _FALL else 5)] = 1
         v[d + 35] = g._dcount
-        v[d + 52 + (dp - seat) % n] = 1
-        if dp == seat:
+        rel: i64 = dp - me
+        v[d + 52 + (rel + n if rel < 0 else rel)] = 1
+        if dp == me:
             if kind is _VISION:
-                at = d + 9
+                at: i64 = d + 9
                 for c in g.deck:
-                    v[at + suit[c]] = v[at + suit[c]] + 1
+                    z: i64 = at + suit[c]
+                    v[z] = v[z] + 1
             at = d + 17
             for c in g._selected:
-                v[at + suit[c]] = v[at + suit[c]] + 1
+                z = at + suit[c]
+                v[z] = v[z] + 1
     ab = g._ability
     if ab is not None:
         rc = _RULES
@@ -199,7 +207,8 @@ def _values(g: Game, seat: int, v: vec[i64]) -> None:
             rc.ability = ab
             rc.ability_at = int(ab.suit) + (8 if ab.tier == "advanced" else 0)
         v[d + 36 + rc.ability_at] = 1
-    v[d + 52 + n + (g.active - seat) % n] = 1
+    act: i64 = g.active - me
+    v[d + 52 + n + (act + n if act < 0 else act)] = 1
     if g.extra_turn:
         v[tail] = 1
     rules = _RULES
@@ -379,8 +388,9 @@ class ObservationStore:
         #: compiled: the float32 bit patterns / mask bytes, written in place
         self._bits = vec[i32]([0] * size)
         self._bytes = vec[u8]([0] * width)
-        #: the mask's ids now set (cleared by the next write)
-        self._marked: list[int] = []
+        #: the mask's ids now set, the first ``_marked_n`` of ``_marked`` (cleared by the next write)
+        self._marked = _int_vector([0] * width)
+        self._marked_n: i64 = 0
         #: this store's scratch vector for :func:`_values` (all zeros between calls)
         self._scratch = _int_vector([0] * size)
         #: interpreted: one buffer under both views
@@ -398,6 +408,8 @@ class ObservationStore:
         if not (isinstance(seat, int) and 0 <= seat < n):
             raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
         width = self.width
+        if len(legal) > width:
+            raise ValueError(f"{len(legal)} action ids for a mask of {width}")
         for a in legal:
             if not 0 <= a < width:
                 raise ValueError(f"action id {a} is outside 0..{width - 1}")
@@ -422,11 +434,15 @@ class ObservationStore:
                 out[i] = bits[x if x < high else high]
         out[len(out) - 5] = _RULES.turn_fraction_bits(g.turn)  # the tail's turn / turn limit
         m = self._bytes
-        for a in self._marked:
-            m[a] = 0
+        marked = self._marked
+        for j in range(self._marked_n):
+            m[marked[j]] = 0
+        k: i64 = 0
         for a in legal:
             m[a] = 1
-        self._marked = legal[:]
+            marked[k] = a
+            k += 1
+        self._marked_n = k
 
     def __repr__(self) -> str:
         return f"ObservationStore({self.players}, {self.width})"

@@ -43,7 +43,7 @@ import numpy as np
 
 from ..bots import Bot, RandomBot, make_bot
 from ..engine import NUM_ACTIONS, Game, RuleSet, Termination, describe_id
-from .encoding import OBS_HIGH, ObservationBuffer, obs_size, observe_game, render_table
+from .encoding import OBS_HIGH, ObservationBuffer, obs_size, render_table
 from .pettingzoo import _rules
 
 __all__ = ["ENV_ID", "SingleAgentEnv"]
@@ -92,13 +92,15 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.bots: dict[int, Bot] = {}
         self._legal: list[int] = []
         self.copy = copy
-        self._buffer = None if copy else ObservationBuffer(self.num_players)
+        #: the learner's observation, written in place every step (copies returned if ``copy``)
+        self._buffer = ObservationBuffer(self.num_players)
 
     def _obs(self) -> dict[str, np.ndarray]:
         g = self.game
         assert g is not None
-        buf = self._buffer
-        obs, mask = observe_game(g, self.seat, self._legal) if buf is None else buf.write(g, self.seat, self._legal)
+        obs, mask = self._buffer.write(g, self.seat, self._legal)
+        if self.copy:
+            return {"observation": obs.copy(), "action_mask": mask.copy()}
         return {"observation": obs, "action_mask": mask}
 
     def action_masks(self) -> np.ndarray:
