@@ -5,7 +5,7 @@ random legal action, ``step``) on ``raw_env()`` and ``env()``, with and without
 ``copy=False``, interleaved with the raw engine's loop and with
 
 * ``no_env`` (no environment at all): what an AEC step does, called straight on the game:
-  ``legal_ids``, ``numeric_observation`` copied into a preallocated buffer (the
+  ``legal_ids``, the observation written into a preallocated ``ObservationBuffer`` (the
   ``copy=False`` observation), the agent's ``mask.nonzero()`` pick, ``apply_id``: the floor
   of any environment API over this engine and observation.
 
@@ -28,7 +28,7 @@ import time
 
 from rl_speed import engine_loop, pettingzoo_loop
 
-from civlite.engine import COMPILED, NUM_ACTIONS, Game, numeric_observation
+from civlite.engine import COMPILED, Game
 from civlite.rl.encoding import ObservationBuffer
 
 
@@ -47,7 +47,7 @@ def no_env(players: int, seconds: float) -> float:
             legal_ids = g.legal_ids()
             seat = g.to_move
             assert seat is not None
-            buf.buffer[:] = numeric_observation(g, seat, legal_ids, NUM_ACTIONS)
+            buf.write(g, seat, legal_ids)
             legal = mask.nonzero()[0]
             g.apply_id(int(legal[int(r.random() * len(legal))]), False)
             n += 1

@@ -36,8 +36,9 @@ pairing a machine whose speed drifts within seconds allows.
 
 ``breakdown`` (after the rounds) splits one agent step into its parts, in microseconds,
 timed phase by phase on the same functions the interfaces call: for a single game, the
-engine's decision (``legal_ids`` + ``apply_id``, from the engine loop) and the observation
-with its mask (``observe_game``, what PettingZoo's ``observe`` and Gymnasium's steps build);
+engine's decision (``legal_ids`` + ``apply_id``, from the engine loop), the observation with
+its mask written in place (``ObservationBuffer.write``, what PettingZoo's ``observe`` and
+Gymnasium's steps do) and its two copies (``copy=True``);
 for the batched games, per agent
 step: the engine (``apply_id``, new games, ``legal_ids``), ``encode_batch`` and the masks,
 the rest of ``BatchedGames.step`` being the bookkeeping.
@@ -58,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from civlite.engine import Game
-from civlite.rl.encoding import encode_batch, observe_game, write_masks
+from civlite.rl.encoding import ObservationBuffer, encode_batch, write_masks
 from civlite.rl.gymnasium import SingleAgentEnv
 from civlite.rl.pettingzoo import env as pz_env
 from civlite.rl.pettingzoo import raw_env as pz_raw_env
@@ -170,11 +171,14 @@ def vector_loop(players: int, batch: int) -> Loop:
 
 
 def single_breakdown(players: int, seconds: float) -> dict[str, float]:
-    """Microseconds per decision of ``observe_game`` (the observation and its mask), timed on
-    the states of random games (each call timed alone; the timer's own cost subtracted)."""
+    """Microseconds per decision of the observation the single-game interfaces make: the
+    deciding seat's store written in place (``ObservationBuffer.write``: the numeric view
+    and the mask), then its two arrays copied (``copy=True``, the default), timed on the
+    states of random games (each call timed alone; the timer's own cost subtracted)."""
     r = random.Random(6)
     clock = time.perf_counter_ns
-    t_obs = t_zero = 0
+    buffers = [ObservationBuffer(players) for _ in range(players)]
+    t_write = t_copy = t_zero = 0
     n = 0
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
@@ -182,15 +186,20 @@ def single_breakdown(players: int, seconds: float) -> dict[str, float]:
         while not g.over:
             legal = g.legal_ids()
             seat = g._dplayer
+            buf = buffers[seat]
             t0 = clock()
-            observe_game(g, seat, legal)
+            obs, mask = buf.write(g, seat, legal)
             t1 = clock()
+            obs.copy()
+            mask.copy()
             t2 = clock()
-            t_obs += t1 - t0
-            t_zero += t2 - t1
+            t3 = clock()
+            t_write += t1 - t0
+            t_copy += t2 - t1
+            t_zero += t3 - t2
             g.apply_id(legal[int(r.random() * len(legal))], check=False)
             n += 1
-    return {"observe_game_us": (t_obs - t_zero) / n / 1e3}
+    return {"observation_write_us": (t_write - t_zero) / n / 1e3, "observation_copies_us": (t_copy - t_zero) / n / 1e3}
 
 
 def batched_breakdown(players: int, batch: int, seconds: float) -> dict[str, float]:
@@ -299,8 +308,9 @@ def main(argv: list[str] | None = None) -> int:
                  **single,
                  "pettingzoo_raw_decision_us": 1e6 / med["pettingzoo_raw"]["decisions_per_s"],
                  "batched_agent_step": batched}
-    print("\nbreakdown (microseconds): engine decision {:.2f}; observe_game {:.2f} "
-          "(PettingZoo raw decision {:.2f})".format(breakdown["engine_decision_us"], single["observe_game_us"],
+    print("\nbreakdown (microseconds): engine decision {:.2f}; observation written {:.2f}, copied {:.2f} "
+          "(PettingZoo raw decision {:.2f})".format(breakdown["engine_decision_us"], single["observation_write_us"],
+                                                   single["observation_copies_us"],
                                                    breakdown["pettingzoo_raw_decision_us"]))
     print("  batched, per agent step: " + ", ".join(f"{k[:-3]} {v:.2f}" for k, v in batched.items()))
     if a.json or a.out:

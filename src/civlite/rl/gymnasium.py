@@ -29,8 +29,8 @@ see only their own views. They play until the learner's next decision or the end
 ``action_masks()`` returns the current mask (the MaskablePPO convention).
 
 Each observation is new arrays by default, as Gymnasium's ``check_env`` requires; with
-``copy=False`` every step writes into the same two preallocated arrays and returns them (the
-fastest loop, which that checker refuses by design: copy what you keep).
+``copy=False`` every step writes into the same two preallocated arrays and returns them,
+read-only (the fastest loop, which that checker refuses by design: copy what you keep).
 """
 
 from __future__ import annotations

@@ -33,9 +33,9 @@ public table and the last move's log; ``"human"`` prints it.
 
 Each observation is new arrays by default. With ``copy=False`` an agent's observations
 are written into two arrays preallocated for it (no array is made per step, the fastest
-loop): ``observe(agent)`` returns the same two arrays every time, overwritten by that
-agent's next observation, like ``gymnasium.vector``'s ``copy=False`` (copy what you keep,
-e.g. in a replay buffer).
+loop): ``observe(agent)`` returns the same two arrays every time, read-only views of the
+environment's memory overwritten by that agent's next observation, like
+``gymnasium.vector``'s ``copy=False`` (copy what you keep, e.g. in a replay buffer).
 """
 
 from __future__ import annotations
