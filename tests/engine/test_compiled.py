@@ -32,6 +32,7 @@ def digest(seed):
     rng = random.Random(seed)
     g = Game(n, seed=seed)
     h = hashlib.sha256()
+    stores = [e.ObservationStore(n, e.NUM_ACTIONS) for _ in range(n)]  # written in place
     steps = 0
     while not g.is_over and steps < 3000:
         steps += 1
@@ -41,6 +42,10 @@ def digest(seed):
         if steps % 3 == 0:  # the numeric view (native vectors compiled, lists and struct interpreted)
             h.update(e.numeric_observation(g, seat, ids, e.NUM_ACTIONS))
             h.update(e.numeric_batch([g] * n, list(range(n))))
+            for k in (seat, (seat + steps) % n):
+                st = stores[k]
+                st.write(g, k, ids if k == seat else [])
+                h.update(bytes(st.values) + bytes(st.mask))
         if steps % 29 == 0:  # values past the clip
             c = g.clone()
             c.supply = 5000
