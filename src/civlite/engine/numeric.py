@@ -87,7 +87,10 @@ def _int_vector(items: Iterable[int]) -> vec[i64]:
 
 #: suit of each card id
 _SUITS: Final = _int_vector(SUIT_OF)
-_PHASE_AT: Final[dict[str, int]] = {p: i for i, p in enumerate(PHASES)}
+_RISE: Final = PHASES[0]
+_ACTION_PHASE: Final = PHASES[1]
+_MELD_PHASE: Final = PHASES[2]
+_FALL_PHASE: Final = PHASES[3]
 _HIGH: Final = 1000
 
 
@@ -175,7 +178,9 @@ def _values(g: Game, seat: int, v: vec[i64]) -> None:
     ds = g._dsuits  # the discard pile by suit, kept by the engine
     for i in range(8):
         v[d + 1 + i] = ds[i]
-    phase: i64 = _PHASE_AT.get(g.phase, -1)
+    p = g.phase  # the PHASES slot, by string comparisons (cheaper than a dictionary's hash)
+    phase: i64 = (0 if p == _RISE else 1 if p == _ACTION_PHASE else 2 if p == _MELD_PHASE
+                  else 3 if p == _FALL_PHASE else -1)
     if phase >= 0:
         v[d + 25 + phase] = 1
     tail: i64 = d + 52 + 2 * n
