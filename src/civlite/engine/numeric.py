@@ -116,10 +116,14 @@ class _RulesCache:
         self.turn_limit = max(1, g.rules.turn_limit)
         self.turn = -1
 
+    def turn_fraction(self, turn: int) -> float:
+        """The vector's turn value, ``min(1, turn / turn_limit)`` (the rules of the last game read)."""
+        return min(1.0, turn / self.turn_limit)
+
     def turn_fraction_bits(self, turn: int) -> i32:
-        """The float32 bits of ``min(1, turn / turn_limit)`` (the rules of the last game read)."""
+        """:meth:`turn_fraction` as float32 bits (see :func:`_f32_bits`)."""
         if turn != self.turn:
-            self.turn_bits = _f32_bits(min(1.0, turn / self.turn_limit))
+            self.turn_bits = _f32_bits(self.turn_fraction(turn))
             self.turn = turn
         return self.turn_bits
 
@@ -229,12 +233,10 @@ def _values(g: Game, seat: int, v: vec[i64]) -> None:
 def _write(g: Game, seat: int, w: BytesWriter, v: vec[i64]) -> None:
     """Append ``seat``'s vector to ``w``; ``v``: a scratch list of zeros, :func:`obs_size`
     long, left all zeros again (a batch reuses one)."""
-    n = g.n
-    if not (isinstance(seat, int) and 0 <= seat < n):
-        raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+    _check_seat(seat, g.n)
     _values(g, seat, v)
     turn_at = len(v) - 5  # the tail's second value (see the layout)
-    turn = min(1.0, g.turn / _RULES.turn_limit)  # _values has updated _RULES for g
+    turn = _RULES.turn_fraction(g.turn)  # _values has updated _RULES for g
     if _PURE:
         _write_interpreted(cast("list[Any]", v), turn_at, turn, w)
         return
@@ -398,11 +400,14 @@ class ObservationStore:
         self._marked_n: i64 = 0
         #: this store's scratch vector for :func:`_values` (all zeros between calls)
         self._scratch = _int_vector([0] * size)
-        #: interpreted: one buffer under both views
-        self._raw = bytearray(4 * size + width) if _PURE else bytearray()
-        raw = memoryview(self._raw).toreadonly()
-        self.values: object = raw[:4 * size] if _PURE else self._bits
-        self.mask: object = raw[4 * size:] if _PURE else self._bytes
+        #: interpreted: one buffer under both (read-only) views
+        self._raw = bytearray(4 * size + width if _PURE else 0)
+        self.values: object = self._bits
+        self.mask: object = self._bytes
+        if _PURE:
+            raw = memoryview(self._raw).toreadonly()
+            self.values = raw[:4 * size]
+            self.mask = raw[4 * size:]
 
     def write(self, g: Game, seat: int, legal: list[int]) -> None:
         """Overwrite the store with ``numeric_observation(g, seat, legal, width)``; a refused
@@ -410,14 +415,11 @@ class ObservationStore:
         n = g.n
         if n != self.players:
             raise ValueError(f"this store holds observations of {self.players}-player games; the game has {n} players")
-        if not (isinstance(seat, int) and 0 <= seat < n):
-            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        _check_seat(seat, n)
         width = self.width
         if len(legal) > width:
             raise ValueError(f"{len(legal)} action ids for a mask of {width}")
-        for a in legal:
-            if not 0 <= a < width:
-                raise ValueError(f"action id {a} is outside 0..{width - 1}")
+        _check_ids(legal, width)
         if _PURE:
             self._raw[:] = numeric_observation(g, seat, legal, width)
             return
@@ -453,13 +455,23 @@ class ObservationStore:
         return f"ObservationStore({self.players}, {self.width})"
 
 
-def _write_mask(w: BytesWriter, legal: list[int], width: int, zeros: bytes) -> None:
-    """Append the ``width``-byte mask of ``legal`` (``zeros``: ``width`` zero bytes)."""
-    base = len(w)
-    w.write(zeros)
+def _check_seat(seat: int, n: int) -> None:
+    if not (isinstance(seat, int) and 0 <= seat < n):
+        raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+
+
+def _check_ids(legal: list[int], width: int) -> None:
     for a in legal:
         if not 0 <= a < width:
             raise ValueError(f"action id {a} is outside 0..{width - 1}")
+
+
+def _write_mask(w: BytesWriter, legal: list[int], width: int, zeros: bytes) -> None:
+    """Append the ``width``-byte mask of ``legal`` (``zeros``: ``width`` zero bytes)."""
+    _check_ids(legal, width)
+    base = len(w)
+    w.write(zeros)
+    for a in legal:
         w[base + a] = 1
 
 
