@@ -7,8 +7,12 @@ hidden cards. :func:`decide` turns a bot's answer into the concrete action the
 game records (a k-card discard is k compact steps, assembled here).
 
 Bots are named by spec strings: ``random``, ``heuristic``, ``ismcts``,
-``ismcts:iterations=2000``, ``ismcts:seconds=0.5``, ``policy`` (a small learned network,
-numpy inference, needs the ``rl`` extra).
+``ismcts:iterations=2000``, ``ismcts:seconds=0.5``, ``policy`` (a small learned 2-player
+network), ``expert`` (a learned policy and value for 2 to 8 seats), ``champion`` (search
+guided by ``expert``); the learned bots need numpy.
+
+Players choose by *level*: :data:`LEVELS` names each level's bot spec (``easy``,
+``medium``, ``hard``, ``champion``), and a level's name is accepted wherever a spec is.
 """
 
 from __future__ import annotations
@@ -89,10 +93,26 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip().lower(), opts
 
 
+#: the named levels a player chooses from, weakest first, and the bot spec each one plays
+LEVELS: dict[str, str] = {
+    "easy": "random",
+    "medium": "heuristic",
+    "hard": "expert",
+    "champion": "champion",
+}
+
+
+def resolve_level(spec: str) -> str:
+    """The bot spec of a level's name (``"hard"`` -> ``"expert"``); any other spec unchanged."""
+    key = spec.strip().lower()
+    return LEVELS.get(key, spec) if key != "champion" else LEVELS["champion"]
+
+
 def make_bot(spec: str, seed: int | None = None) -> Bot:
-    """A bot from its spec string; raises ``ValueError`` naming the problem."""
+    """A bot from its spec string (or a level's name, :data:`LEVELS`); raises ``ValueError``
+    naming the problem."""
     _load_builtin()
-    name, opts = parse_spec(spec)
+    name, opts = parse_spec(resolve_level(spec))
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r}; the bots are: {', '.join(sorted(BOTS))}")
     allowed = OPTIONS.get(name, ())
@@ -109,7 +129,7 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
 def _load_builtin() -> None:
     # heuristic, search and learned bots register themselves when their modules (and what
     # they need: numpy for the policy bot) exist
-    for mod in ("heuristic", "ismcts", "policy"):
+    for mod in ("heuristic", "ismcts", "policy", "expert", "champion"):
         try:
             __import__(f"{__name__}.{mod}")
         except ImportError:

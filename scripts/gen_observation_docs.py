@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Write docs/observation.md from the code (civlite.bots.features.SPEC), so the two cannot drift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from civlite.bots.features import OPPONENTS, SCALE, spec_table
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "observation.md"
+
+HEAD = f"""# The size-independent observation
+
+The `expert` and `champion` bots read one encoding of a seat's view whose length does not
+depend on the number of seats (`civlite.bots.features.encode`). It holds the seat's own
+features, then {OPPONENTS} opponent slots in turn order (slot 1 is the next seat to play after
+the viewer); slots past the table's last opponent are zero, with `present` off. Summaries
+pooled over the opponents and a one-hot of the table's size follow. Counts (cards, CT) are
+multiplied by {SCALE:g}. Everything comes from the seat's view alone.
+
+This page is generated from `civlite.bots.features.SPEC` by `scripts/gen_observation_docs.py`;
+a test fails when it is out of date.
+
+"""
+
+
+def main() -> None:
+    PAGE.write_text(HEAD + spec_table() + "\n")
+
+
+if __name__ == "__main__":
+    main()

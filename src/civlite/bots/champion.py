@@ -1,0 +1,207 @@
+"""``champion``: information-set search over sampled worlds, guided by the ``expert`` network.
+
+Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but with the
+``expert`` network in place of rollouts, as in AlphaZero's PUCT:
+
+* each iteration deals a world from the seat's view (``civlite.engine.sample_world``: the
+  cards the seat cannot see are dealt at random among the places it cannot see), so the
+  search uses nothing the seat does not know;
+* at a node, the mover picks ``argmax Q + c · P · sqrt(N) / (1 + n)``, where ``P`` is the
+  network's policy for the mover's view *in that world* (computed when the node is first
+  reached, and completed when a world offers an action the node has not seen), ``Q`` the
+  mean result for the mover of the action's visits (unvisited: the node's own mean, less
+  ``fpu``) and ``N`` the visits of the node;
+* a new node is scored by the network's value head for its mover (the other seats share
+  the rest); a finished game by its result. There are no rollouts.
+* the move is the most visited root child. Step-by-step discards are left to the network.
+
+Budget: ``iterations=N`` (default 800; deterministic for a seed) or ``seconds=S`` per
+decision, at most :data:`MAX_ITERATIONS` and :data:`MAX_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import time
+from collections.abc import Sequence
+
+from ..engine import DISCARD_BASE, Game, View, sample_world
+from . import Bot, register
+from .expert import WEIGHTS, ExpertNet, load_net, priors
+from .features import encode
+
+MAX_ITERATIONS = 100_000
+MAX_SECONDS = 60.0
+
+
+class _Node:
+    __slots__ = ("children", "chooser", "mover", "prior", "value", "visits")
+
+    def __init__(self, chooser: int) -> None:
+        self.chooser = chooser  # the seat whose action led here (-1: the root)
+        self.mover = -1  # the seat that decides here (-1: not reached yet)
+        self.visits = 0
+        self.value = 0.0  # sum of the chooser's results over the visits
+        self.prior: dict[int, float] | None = None  # the mover's policy here (None: not scored yet)
+        self.children: dict[int, _Node] = {}
+
+
+class ChampionBot(Bot):
+    """PUCT information-set search with the expert network's policy and value."""
+
+    name = "champion"
+    slow = True
+
+    def __init__(self, seed: int | None = None, iterations: int | None = None, seconds: float | None = None,
+                 c: float = 1.5, fpu: float = 0.2, weights: str = "") -> None:
+        super().__init__(seed)
+        if iterations is not None and (not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS):
+            raise ValueError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations!r}")
+        if seconds is not None and (not isinstance(seconds, (int, float)) or not 0 < seconds <= MAX_SECONDS):
+            raise ValueError(f"seconds must be > 0 and at most {MAX_SECONDS:g}, got {seconds!r}")
+        if not isinstance(c, (int, float)) or c < 0:
+            raise ValueError(f"c must be a number >= 0, got {c!r}")
+        self.iterations = iterations if iterations is not None else (None if seconds is not None else 800)
+        self.seconds = float(seconds) if seconds is not None else None
+        self.c = float(c)
+        self.fpu = float(fpu)
+        self.weights = str(weights) if weights else str(WEIGHTS)
+        self.net: ExpertNet = load_net(self.weights)
+        self.last_iterations = 0
+
+    @property
+    def spec(self) -> str:
+        opts = []
+        if self.seconds is not None:
+            opts.append(f"seconds={self.seconds:g}")
+        if self.iterations is not None and (self.seconds is not None or self.iterations != 800):
+            opts.append(f"iterations={self.iterations}")
+        if self.c != 1.5:
+            opts.append(f"c={self.c:g}")
+        if self.fpu != 0.2:
+            opts.append(f"fpu={self.fpu:g}")
+        if self.weights != str(WEIGHTS):
+            opts.append(f"weights={self.weights}")
+        return self.name + (":" + ",".join(opts) if opts else "")
+
+    def _best(self, view: View, legal: Sequence[int]) -> int:
+        scores = self.net.logits(encode(view))
+        best, best_s = legal[0], -math.inf
+        for a in legal:
+            s = scores[a]
+            if s > best_s:
+                best, best_s = a, s
+        return best
+
+    def act(self, view: View, legal: Sequence[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        if legal[0] >= DISCARD_BASE:
+            return self._best(view, legal)
+        return self.search(view, legal)
+
+    def search(self, view: View, legal: Sequence[int]) -> int:
+        """Run the search from ``view``; return the most visited legal root action."""
+        assert view.seat is not None
+        rng = self.rng
+        root = _Node(view.seat)
+        logits, _ = self.net.forward(encode(view))
+        root.prior = dict(zip(legal, priors(logits, legal), strict=True))
+        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
+        limit = self.iterations
+        done = 0
+        collecting = gc.isenabled()
+        gc.disable()  # the tree only points down: reference counting frees it
+        try:
+            while (limit is None or done < limit) and (deadline is None or not done
+                                                       or time.perf_counter() < deadline):
+                self._iterate(root, sample_world(view, rng))
+                done += 1
+        finally:
+            if collecting:
+                gc.enable()
+        self.last_iterations = done
+        best, key = legal[0], (-1, -1.0)
+        for a in legal:
+            ch = root.children.get(a)
+            if ch is not None and ch.visits:
+                k = (ch.visits, ch.value / ch.visits)
+                if k > key:
+                    best, key = a, k
+        return best
+
+    def _score(self, node: _Node, world: Game, legal: list[int]) -> float:
+        """Fill ``node.prior`` from the mover's view in ``world``; the mover's value there."""
+        logits, v = self.net.forward(encode(world.view(node.mover)))
+        p = priors(logits, legal)
+        if node.prior is None:
+            node.prior = dict(zip(legal, p, strict=True))
+        else:
+            for a, q in zip(legal, p, strict=True):
+                node.prior.setdefault(a, q)
+        return float(v)
+
+    def _iterate(self, root: _Node, world: Game) -> None:
+        node = root
+        path: list[_Node] = []
+        c = self.c
+        while True:
+            if world.over:
+                value = _result(world)
+                break
+            legal = world.legal_ids()
+            p = world.to_move
+            assert p is not None
+            if len(legal) == 1:  # forced steps do not branch the tree
+                world.apply_id(legal[0], check=False)
+                continue
+            if legal[0] >= DISCARD_BASE:
+                world.apply_id(self._best(world.view(p), legal), check=False)
+                continue
+            if node.mover != p:  # first reached (or, rarely, reached with another seat to move)
+                node.mover = p
+                node.prior = None
+            prior = node.prior
+            if prior is None or any(a not in prior for a in legal):
+                v = self._score(node, world, legal)
+                if prior is None and node is not root:  # a new leaf: the network's value
+                    n = world.n
+                    value = [(1.0 - v) / (n - 1)] * n
+                    value[p] = v
+                    break
+                prior = node.prior
+            assert prior is not None
+            sq = math.sqrt(node.visits + 1)
+            fpu_q = (node.value / node.visits - self.fpu) if node.visits and node.chooser == p else 1.0 / world.n
+            children = node.children
+            best_a, best_u = legal[0], -math.inf
+            for a in legal:
+                ch = children.get(a)
+                if ch is None or not ch.visits:
+                    u = fpu_q + c * prior[a] * sq
+                else:
+                    u = ch.value / ch.visits + c * prior[a] * sq / (1 + ch.visits)
+                if u > best_u:
+                    best_a, best_u = a, u
+            ch = children.get(best_a)
+            if ch is None:
+                ch = children[best_a] = _Node(p)
+            world.apply_id(best_a, check=False)
+            path.append(ch)
+            node = ch
+        for nd in path:
+            nd.visits += 1
+            nd.value += value[nd.chooser]
+        root.visits += 1
+
+
+def _result(world: Game) -> list[float]:
+    n = world.n
+    if world.winner is not None:
+        return [1.0 if s == world.winner else 0.0 for s in range(n)]
+    drawn = world.drawn or tuple(range(n))
+    return [1.0 / len(drawn) if s in drawn else 0.0 for s in range(n)]
+
+
+register("champion", ChampionBot, ("iterations", "seconds", "c", "fpu", "weights"))

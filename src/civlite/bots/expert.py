@@ -1,0 +1,162 @@
+"""``expert``: a learned policy with a value head that plays every table size (2 to 8 seats).
+
+The network reads :func:`civlite.bots.features.encode` of the seat's view (the same
+:data:`~civlite.bots.features.SIZE` values at every table size), passes it through two
+``tanh`` layers and gives two heads: one score per compact action (the policy; the illegal
+actions are masked out) and one number whose logistic is the seat's estimated chance of
+winning (the value; the ``champion`` search uses both). Inference is numpy only. It sees
+the seat's view and nothing else, so it cannot read hidden cards.
+
+The weights ship in the package as ``expert.npz``; they were trained by
+``examples/train_expert.py`` (imitation of ``heuristic`` as a start, then self-play
+against a league of its past versions, ``heuristic`` and ``ismcts``). ``weights=PATH``
+loads another file written by that script; ``sample=1`` draws from the policy (at
+``temperature``) instead of playing its best action.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..engine import NUM_ACTIONS, View
+from . import Bot, register
+from .features import SIZE, encode
+
+WEIGHTS = Path(__file__).with_name("expert.npz")
+_NAMES = ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")
+
+
+class ExpertNet:
+    """Two ``tanh`` layers, a policy head (one score per compact action) and a value head."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], meta: dict[str, Any] | None = None) -> None:
+        missing = [k for k in _NAMES if k not in arrays]
+        if missing:
+            raise ValueError(f"expert weights lack {', '.join(missing)}")
+        a = {k: np.ascontiguousarray(arrays[k], dtype=np.float32) for k in _NAMES}
+        if a["w0"].shape[0] != SIZE:
+            raise ValueError(f"expert weights take {a['w0'].shape[0]} inputs; the encoding has {SIZE}")
+        if a["wp"].shape[1] != NUM_ACTIONS:
+            raise ValueError(f"expert weights give {a['wp'].shape[1]} action scores, not {NUM_ACTIONS}")
+        if a["wv"].shape[1] != 1:
+            raise ValueError("expert weights' value head must give one number")
+        self.w0, self.b0, self.w1, self.b1 = a["w0"], a["b0"], a["w1"], a["b1"]
+        self.wp, self.bp, self.wv, self.bv = a["wp"], a["bp"], a["wv"], a["bv"]
+        self.meta = dict(meta or {})
+
+    @classmethod
+    def load(cls, path: str | Path) -> ExpertNet:
+        """Read a ``.npz`` written by :meth:`save`."""
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"])) if "meta" in z.files else {}
+                arrays = {k: z[k] for k in z.files if k != "meta"}
+        except FileNotFoundError:
+            raise ValueError(f"expert weights not found: {path}") from None
+        except (OSError, ValueError, KeyError) as e:
+            raise ValueError(f"expert weights {path} cannot be read: {e}") from None
+        return cls(arrays, meta)
+
+    def save(self, path: str | Path, half: bool = True) -> None:
+        """Write the weights (``half``: as float16, half the size; loaded back as float32)."""
+        dt = np.float16 if half else np.float32
+        out: dict[str, np.ndarray] = {"meta": np.array(json.dumps(self.meta))}
+        for k in _NAMES:
+            out[k] = getattr(self, k).astype(dt)
+        np.savez_compressed(path, **out)  # type: ignore[arg-type]
+
+    def hidden(self, x: np.ndarray) -> np.ndarray:
+        h: np.ndarray = np.tanh(x @ self.w0 + self.b0)
+        out: np.ndarray = np.tanh(h @ self.w1 + self.b1)
+        return out
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """Action scores for encodings ``x`` (one row or a batch)."""
+        out: np.ndarray = self.hidden(x) @ self.wp + self.bp
+        return out
+
+    def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(action scores, win probability)`` for encodings ``x`` (one row or a batch)."""
+        h = self.hidden(x)
+        v = h @ self.wv + self.bv
+        return h @ self.wp + self.bp, 1.0 / (1.0 + np.exp(-v[..., 0]))
+
+
+@lru_cache(maxsize=8)
+def load_net(path: str) -> ExpertNet:
+    """The network in ``path`` (cached: every bot made from one file shares it)."""
+    return ExpertNet.load(path)
+
+
+def priors(logits: np.ndarray, legal: Sequence[int]) -> list[float]:
+    """The softmax of ``logits`` over ``legal`` (in that order)."""
+    sc = [float(logits[a]) for a in legal]
+    top = max(sc)
+    ex = [math.exp(v - top) for v in sc]
+    tot = sum(ex)
+    return [e / tot for e in ex]
+
+
+class ExpertBot(Bot):
+    """Plays the best legal action of the expert network (``sample=1``: draws one)."""
+
+    name = "expert"
+
+    def __init__(self, seed: int | None = None, weights: str = "", sample: int = 0,
+                 temperature: float = 1.0, net: ExpertNet | None = None) -> None:
+        super().__init__(seed)
+        if not isinstance(temperature, (int, float)) or not 0 < temperature <= 100:
+            raise ValueError(f"temperature must be > 0 and at most 100, got {temperature!r}")
+        if sample not in (0, 1):
+            raise ValueError(f"sample must be 0 or 1, got {sample!r}")
+        self.weights = str(weights) if weights else str(WEIGHTS)
+        self.sample = bool(sample)
+        self.temperature = float(temperature)
+        #: the network (``net``: one given directly, e.g. by a trainer; else read from ``weights``)
+        self.net = net if net is not None else load_net(self.weights)
+
+    @property
+    def spec(self) -> str:
+        opts = []
+        if self.weights != str(WEIGHTS):
+            opts.append(f"weights={self.weights}")
+        if self.sample:
+            opts.append("sample=1")
+        if self.temperature != 1.0:
+            opts.append(f"temperature={self.temperature:g}")
+        return self.name + (":" + ",".join(opts) if opts else "")
+
+    def act(self, view: View, legal: Sequence[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        scores = self.net.logits(encode(view))
+        if not self.sample:
+            best, best_s = legal[0], -math.inf
+            for a in legal:  # ties go to the lowest id
+                s = scores[a]
+                if s > best_s:
+                    best, best_s = a, s
+            return best
+        p = priors(scores / self.temperature, legal)
+        r = self.rng.random()
+        acc = 0.0
+        for a, q in zip(legal, p, strict=True):
+            acc += q
+            if r < acc:
+                return a
+        return legal[-1]
+
+    def win_probability(self, view: View) -> float:
+        """The value head: this seat's estimated chance of winning from ``view``."""
+        _, v = self.net.forward(encode(view))
+        return float(v)
+
+
+register("expert", ExpertBot, ("weights", "sample", "temperature"))

@@ -1,0 +1,192 @@
+"""One observation for every table size: the ``expert`` bot's input, from a seat's view.
+
+The engine's numeric view (:mod:`civlite.engine.numeric`) grows with the number of seats,
+so a network trained on it plays one table size. This encoding does not: it holds the
+seat's own features, then **seven opponent slots in turn order** (slot 1 is the next seat
+to play after the viewer, slot 2 the one after, ...), the slots past the table's last
+opponent zero with their ``present`` flag off, then summaries pooled over the opponents
+and the table's size as a one-hot. Its length is :data:`SIZE` at 2 to 8 players.
+
+Everything comes from the :class:`~civlite.engine.View` alone, so it holds exactly what
+the seat may know. Counts are divided by :data:`SCALE` (so most values lie in 0..2).
+
+:data:`SPEC` names every slot, in order; the docs' observation page is generated from it
+(``civlite.bots.features.spec_table``), so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+
+from ..engine import View
+from ..engine.cards import SUIT_OF
+
+#: counts (cards, CT, turns) are multiplied by this
+SCALE: Final = 0.1
+#: opponent slots (a table has at most 8 seats)
+OPPONENTS: Final = 7
+PHASES: Final = ("rise", "action", "meld", "fall")
+#: pending decision kinds with a slot of their own; the other discards share ``discard``
+KINDS: Final = ("action", "meld", "vision", "foundations", "fall_discard", "discard")
+SUITS: Final = "CLWAMBDX"
+
+
+def _spec() -> tuple[tuple[str, int, str], ...]:
+    rows: list[tuple[str, int, str]] = [
+        ("hand", 8, "own hand, cards of each suit (suits C L W A M B D X)"),
+        ("ct", 1, "own Culture Tokens"),
+        ("hand_size", 1, "own hand size"),
+        ("to_victory", 1, "CT still needed to win (victory CT minus own CT, at least 0)"),
+    ]
+    for k in range(1, OPPONENTS + 1):
+        rows += [
+            (f"opp{k}.present", 1, f"1 if the table has an opponent {k} seat(s) after the viewer in turn order, else 0 (and the slot is 0)"),
+            (f"opp{k}.ct", 1, "that opponent's CT"),
+            (f"opp{k}.hand_size", 1, "that opponent's hand size"),
+            (f"opp{k}.to_victory", 1, "CT that opponent still needs"),
+            (f"opp{k}.known", 8, "cards of that opponent's hand this seat knows, by suit"),
+        ]
+    rows += [
+        ("opp_max_ct", 1, "the highest opponent CT"),
+        ("opp_mean_ct", 1, "the opponents' mean CT"),
+        ("opp_max_hand", 1, "the largest opponent hand"),
+        ("opp_cards", 1, "cards in all opponents' hands"),
+        ("players", 7, "one-hot of the number of seats, 2..8"),
+        ("deck", 1, "cards left in the deck"),
+        ("discard", 8, "discard pile by suit"),
+        ("searching", 8, "the deck by suit while this seat decides a Vision (R5.2), else 0"),
+        ("selecting", 8, "cards picked so far in a step-by-step discard, by suit"),
+        ("phase", 4, "one-hot: rise, action, meld, fall"),
+        ("pending", 6, "one-hot of the pending decision: action, meld, vision, foundations, "
+                       "fall_discard, another discard"),
+        ("pending_count", 1, "cards the pending decision still asks for"),
+        ("resolving", 16, "one-hot of the ability being resolved: basic by suit, then advanced by suit"),
+        ("decider", 8, "one-hot of the deciding seat, in turn order from the viewer (0: the viewer)"),
+        ("active", 8, "one-hot of the active seat, in turn order from the viewer"),
+        ("extra_turn", 1, "1 if an extra turn is owed"),
+        ("turn_fraction", 1, "turn / turn limit (at most 1)"),
+        ("victory_ct", 1, "the rule set's victory CT"),
+        ("finite_supply", 1, "1 if the CT supply is finite"),
+        ("supply", 1, "CT left in the supply (0 when unlimited)"),
+        ("bias", 1, "always 1"),
+    ]
+    return tuple(rows)
+
+
+#: every slot of the encoding in order: (name, width, meaning)
+SPEC: Final = _spec()
+#: the encoding's length, the same at every table size
+SIZE: Final = sum(w for _, w, _ in SPEC)
+_OFFSETS: dict[str, int] = {}
+_at = 0
+for _name, _w, _ in SPEC:
+    _OFFSETS[_name] = _at
+    _at += _w
+del _at
+OPP0: Final = _OFFSETS["opp1.present"]
+OPP_WIDTH: Final = 12
+_POOL = _OFFSETS["opp_max_ct"]
+_PLAYERS = _OFFSETS["players"]
+_DECK = _OFFSETS["deck"]
+_DISCARD = _OFFSETS["discard"]
+_SEARCHING = _OFFSETS["searching"]
+_SELECTING = _OFFSETS["selecting"]
+_PHASE = _OFFSETS["phase"]
+_PENDING = _OFFSETS["pending"]
+_RESOLVING = _OFFSETS["resolving"]
+_DECIDER = _OFFSETS["decider"]
+_ACTIVE = _OFFSETS["active"]
+_TAIL = _OFFSETS["extra_turn"]
+
+
+def offset(name: str) -> int:
+    """Where slot ``name`` (a name of :data:`SPEC`) starts."""
+    try:
+        return _OFFSETS[name]
+    except KeyError:
+        raise KeyError(f"no slot {name!r} in the expert encoding") from None
+
+
+def encode(view: View) -> np.ndarray:
+    """The encoding of a seat's ``view`` (float32, :data:`SIZE` values)."""
+    seat = view.seat
+    if seat is None:
+        raise ValueError("the expert encoding needs a seat's view, not a spectator's")
+    n = view.num_players
+    s = SCALE
+    x = [0.0] * SIZE
+    suit_of = SUIT_OF
+    for c in view.hand:
+        x[suit_of[c.id]] += s
+    victory = view.rules.victory_ct
+    own_ct = view.ct or 0
+    x[8] = own_ct * s
+    x[9] = len(view.hand) * s
+    x[10] = max(0, victory - own_ct) * s
+    max_ct = 0
+    sum_ct = 0
+    max_hand = 0
+    cards = 0
+    for p in view.players:
+        k = (p.seat - seat) % n  # 1..n-1
+        j = OPP0 + OPP_WIDTH * (k - 1)
+        x[j] = 1.0
+        x[j + 1] = p.ct * s
+        x[j + 2] = p.hand_size * s
+        x[j + 3] = max(0, victory - p.ct) * s
+        for c in p.known:
+            x[j + 4 + suit_of[c.id]] += s
+        if p.ct > max_ct:
+            max_ct = p.ct
+        sum_ct += p.ct
+        if p.hand_size > max_hand:
+            max_hand = p.hand_size
+        cards += p.hand_size
+    x[_POOL] = max_ct * s
+    x[_POOL + 1] = sum_ct * s / max(1, n - 1)
+    x[_POOL + 2] = max_hand * s
+    x[_POOL + 3] = cards * s
+    if 2 <= n <= 8:
+        x[_PLAYERS + n - 2] = 1.0
+    x[_DECK] = view.deck_size * s
+    for c in view.discard:
+        x[_DISCARD + suit_of[c.id]] += s
+    if view.searching is not None:
+        for c in view.searching:
+            x[_SEARCHING + suit_of[c.id]] += s
+    for c in view.selecting:
+        x[_SELECTING + suit_of[c.id]] += s
+    phase = view.phase
+    if phase in PHASES:
+        x[_PHASE + PHASES.index(phase)] = 1.0
+    pend = view.pending
+    if pend is not None:
+        kind = pend.kind
+        x[_PENDING + (KINDS.index(kind) if kind in KINDS else 5)] = 1.0
+        x[_PENDING + 6] = pend.count * s
+        x[_DECIDER + (pend.player - seat) % n] = 1.0
+    if view.resolving is not None:
+        for ab in view.rules.abilities:
+            if ab.name == view.resolving:
+                x[_RESOLVING + (8 if ab.tier == "advanced" else 0) + int(ab.suit)] = 1.0
+                break
+    x[_ACTIVE + (view.active - seat) % n] = 1.0
+    r = view.rules
+    x[_TAIL] = 1.0 if view.extra_turn else 0.0
+    x[_TAIL + 1] = min(1.0, view.turn / max(1, r.turn_limit))
+    x[_TAIL + 2] = victory * s
+    x[_TAIL + 3] = 1.0 if view.supply is not None else 0.0
+    x[_TAIL + 4] = (view.supply or 0) * s
+    x[_TAIL + 5] = 1.0
+    return np.array(x, dtype=np.float32)
+
+
+def spec_table() -> str:
+    """:data:`SPEC` as a Markdown table (offset, width, name, meaning): the docs' page."""
+    lines = ["| offset | width | slot | meaning |", "|---:|---:|---|---|"]
+    for name, w, meaning in SPEC:
+        lines.append(f"| {_OFFSETS[name]} | {w} | `{name}` | {meaning} |")
+    lines.append(f"\n{SIZE} values in all, float32, at every table size (2 to 8 seats).")
+    return "\n".join(lines)

@@ -1,0 +1,274 @@
+"""The ``expert`` and ``champion`` bots, the size-independent encoding they read, the named
+levels, and the honesty of every bot: a decision depends only on the seat's view and seed."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from civlite.bots import LEVELS, decide, make_bot, resolve_level  # noqa: E402
+from civlite.bots.champion import MAX_ITERATIONS, MAX_SECONDS, ChampionBot  # noqa: E402
+from civlite.bots.expert import WEIGHTS, ExpertBot, ExpertNet, load_net  # noqa: E402
+from civlite.bots.features import OPPONENTS, SIZE, SPEC, encode, offset, spec_table  # noqa: E402
+from civlite.engine import NUM_ACTIONS, Game, sample_world  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: every bot, at budgets small enough for a test
+ALL_BOTS = ("random", "heuristic", "ismcts:iterations=40", "policy", "expert", "expert:sample=1",
+            "champion:iterations=40")
+
+
+def advance(game: Game, steps: int, seed: int) -> None:
+    """``steps`` random compact steps, then on to the end of any discard half chosen."""
+    rng = random.Random(seed)
+    k = 0
+    while not game.over:
+        seat = game.to_move
+        if k >= steps and not (seat is not None and game.view(seat).selecting):
+            return
+        legal = game.legal_ids()
+        game.apply_id(legal[int(rng.random() * len(legal))])
+        k += 1
+
+
+# -- the encoding ------------------------------------------------------------------------
+def test_the_encoding_has_one_size_at_every_table_size() -> None:
+    assert SIZE == sum(w for _, w, _ in SPEC)
+    for n in range(2, 9):
+        g = Game(n, seed=n)
+        advance(g, 30, n)
+        for seat in range(n):
+            x = encode(g.view(seat))
+            assert x.shape == (SIZE,) and x.dtype == np.float32
+            assert np.isfinite(x).all()
+            present = [x[offset(f"opp{k}.present")] for k in range(1, OPPONENTS + 1)]
+            assert present == [1.0] * (n - 1) + [0.0] * (OPPONENTS - n + 1)
+            assert x[offset("players") + n - 2] == 1.0 and x[offset("players"):offset("players") + 7].sum() == 1.0
+            assert x[offset("bias")] == 1.0
+
+
+def test_opponent_slots_are_in_turn_order_from_the_viewer() -> None:
+    g = Game(4, seed=3)
+    advance(g, 25, 3)
+    for seat in range(4):
+        x = encode(g.view(seat))
+        for k in range(1, 4):
+            other = (seat + k) % 4
+            assert x[offset(f"opp{k}.ct")] == pytest.approx(g.ct[other] * 0.1)
+            assert x[offset(f"opp{k}.hand_size")] == pytest.approx(len(g.hands[other]) * 0.1)
+
+
+def test_the_encoding_refuses_a_spectators_view() -> None:
+    with pytest.raises(ValueError, match="spectator"):
+        encode(Game(2, seed=1).view(None))
+
+
+def test_the_spec_table_names_every_slot() -> None:
+    table = spec_table()
+    for name, _, _ in SPEC:
+        assert f"`{name}`" in table
+    assert f"{SIZE} values" in table
+    page = (ROOT / "docs" / "observation.md").read_text()
+    assert table in page, "docs/observation.md is out of date: run scripts/gen_observation_docs.py"
+
+
+# -- expert --------------------------------------------------------------------------------
+def test_expert_weights_ship_in_the_package() -> None:
+    assert WEIGHTS.is_file() and WEIGHTS.stat().st_size < 1_000_000
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "bots/expert.npz" in data["tool"]["setuptools"]["package-data"]["civlite"]
+    net = load_net(str(WEIGHTS))
+    assert net.w0.shape[0] == SIZE and net.wp.shape[1] == NUM_ACTIONS and net.wv.shape[1] == 1
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+def test_expert_weights_load_compiled_and_from_source(pure: str) -> None:
+    code = ("from civlite.bots import make_bot; from civlite.engine import Game, COMPILED; "
+            "from civlite.bots import decide; g = Game(3, seed=5); b = make_bot('expert', seed=1)\n"
+            "while not g.over: g.apply(decide(b, g))\n"
+            "print(COMPILED, g.winner, g.turn)")
+    env = {"CIVLITE_PURE": pure, "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    compiled, _winner, turn = out.stdout.split()
+    if pure == "1":
+        assert compiled == "False"
+    assert int(turn) > 0
+
+
+def test_expert_values_are_probabilities_and_its_move_the_best_scored() -> None:
+    g = Game(2, seed=11)
+    bot = make_bot("expert", seed=0)
+    assert isinstance(bot, ExpertBot)
+    for _ in range(60):
+        if g.over:
+            break
+        seat = g.to_move
+        assert seat is not None
+        view, legal = g.view(seat), g.legal_ids()
+        p = bot.win_probability(view)
+        assert 0.0 <= p <= 1.0
+        a = bot.act(view, legal)
+        scores = bot.net.logits(encode(view))
+        if len(legal) > 1:
+            assert scores[a] == max(scores[b] for b in legal)
+        g.apply_id(a)
+
+
+def _play_sizes(games: int) -> int:
+    decisions = 0
+    for i in range(games):
+        n = 2 + i % 7
+        g = Game(n, seed=50_000 + i)
+        bots = [make_bot("expert" if s % 2 == 0 else "expert:sample=1", seed=i * 9 + s) for s in range(n)]
+        while not g.over:
+            seat = g.to_move
+            assert seat is not None
+            g.apply(decide(bots[seat], g))  # Game.apply refuses an illegal action
+            decisions += 1
+    return decisions
+
+
+def test_expert_plays_legal_games_at_every_table_size() -> None:
+    assert _play_sizes(70) > 0
+
+
+@pytest.mark.slow
+def test_expert_plays_legal_moves_over_thousands_of_games() -> None:
+    assert _play_sizes(2100) > 100_000
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("expert:foo=1", "expert has no option 'foo'"),
+    ("expert:weights=/nonexistent/x.npz", "expert weights not found: /nonexistent/x.npz"),
+    ("expert:temperature=0", "temperature must be > 0"),
+    ("expert:sample=2", "sample must be 0 or 1"),
+    (f"champion:iterations={MAX_ITERATIONS + 1}", f"iterations must be a whole number from 1 to {MAX_ITERATIONS}"),
+    (f"champion:seconds={MAX_SECONDS * 2:g}", "seconds must be > 0 and at most"),
+    ("champion:c=-1", "c must be a number >= 0"),
+    ("champion:bar=1", "champion has no option 'bar'"),
+])
+def test_bad_specs_are_refused_by_name(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        make_bot(spec, seed=0)
+
+
+def test_a_corrupt_weights_file_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="cannot be read"):
+        make_bot(f"expert:weights={bad}")
+    net = load_net(str(WEIGHTS))
+    short = tmp_path / "short.npz"
+    np.savez(short, w0=net.w0[:10], b0=net.b0)
+    with pytest.raises(ValueError, match="lack"):
+        ExpertNet.load(short)
+
+
+# -- champion ------------------------------------------------------------------------------
+def test_champion_plays_legal_games_and_counts_its_iterations() -> None:
+    for n in (2, 4):
+        g = Game(n, seed=70 + n)
+        bots = [make_bot("champion:iterations=30", seed=s) if s == 0 else make_bot("expert", seed=s)
+                for s in range(n)]
+        while not g.over:
+            seat = g.to_move
+            assert seat is not None
+            g.apply(decide(bots[seat], g))
+        bot = bots[0]
+        assert isinstance(bot, ChampionBot) and bot.last_iterations in (0, 30)
+
+
+def test_champion_takes_a_winning_meld() -> None:
+    """Where one option wins at once (a meld reaching the victory CT), the search finds it."""
+    found = 0
+    for seed in range(400):
+        g = Game(2, seed=seed)
+        advance(g, 0, seed)
+        rng = random.Random(seed)
+        while not g.over:
+            seat = g.to_move
+            assert seat is not None
+            legal = g.legal_ids()
+            if g.pending is not None and g.pending.kind == "meld" and len(legal) > 1:
+                wins = []
+                for a in legal:
+                    w = g.clone()
+                    w.apply_id(a)
+                    if w.over and w.winner == seat:
+                        wins.append(a)
+                if wins and 0 not in wins:
+                    bot = make_bot("champion:iterations=200", seed=1)
+                    assert bot.act(g.view(seat), legal) in wins
+                    found += 1
+                    break
+            g.apply_id(legal[int(rng.random() * len(legal))])
+        if found >= 3:
+            break
+    assert found >= 1
+
+
+# -- every bot is honest -------------------------------------------------------------------
+def _positions(count: int) -> list[tuple[Game, int]]:
+    out = []
+    for i in range(count):
+        n = (2, 3, 4)[i % 3]
+        g = Game(n, seed=90_000 + i)
+        advance(g, 12 + 7 * i, i)
+        if not g.over:
+            out.append((g, i))
+    return out
+
+
+@pytest.mark.parametrize("spec", ALL_BOTS)
+def test_a_bots_decision_depends_only_on_its_view_and_seed(spec: str) -> None:
+    """Deal the cards the seat cannot see another way (consistent with its view): the same
+    bot with the same seed makes the same decision."""
+    checked = 0
+    for game, i in _positions(9):
+        seat = game.to_move
+        assert seat is not None
+        view = game.view(seat)
+        rng = random.Random(i)
+        others = [sample_world(view, rng) for _ in range(2)]
+        decisions = []
+        for world in [game, *others]:
+            assert world.view(seat) == view  # another deal, the same view
+            decisions.append(decide(make_bot(spec, seed=i), world))
+        assert decisions[1:] == decisions[:1] * 2, (spec, i)
+        checked += 1
+    assert checked >= 6
+
+
+def test_other_deals_really_differ() -> None:
+    """The honesty test's worlds do change what the seat cannot see."""
+    changed = 0
+    for game, i in _positions(9):
+        seat = game.to_move
+        assert seat is not None
+        world = sample_world(game.view(seat), random.Random(i))
+        hidden_true = [sorted(game.hands[s]) for s in range(game.n) if s != seat]
+        hidden_world = [sorted(world.hands[s]) for s in range(world.n) if s != seat]
+        changed += hidden_true != hidden_world
+    assert changed >= 5
+
+
+# -- named levels --------------------------------------------------------------------------
+def test_named_levels_resolve_to_bots() -> None:
+    assert list(LEVELS) == ["easy", "medium", "hard", "champion"]
+    assert resolve_level("medium") == "heuristic"
+    assert resolve_level("hard") == "expert"
+    assert resolve_level("ismcts:iterations=5") == "ismcts:iterations=5"
+    assert make_bot("hard", seed=1).name == "expert"
+    assert make_bot("medium", seed=1).name == "heuristic"
+    assert make_bot("easy", seed=1).name == LEVELS["easy"].split(":")[0]
+    assert make_bot("champion", seed=1).name == "champion"
+    with pytest.raises(ValueError, match="unknown bot 'impossible'"):
+        make_bot("impossible")
