@@ -272,3 +272,30 @@ def test_named_levels_resolve_to_bots() -> None:
     assert make_bot("champion", seed=1).name == "champion"
     with pytest.raises(ValueError, match="unknown bot 'impossible'"):
         make_bot("impossible")
+
+
+def test_levels_are_offered_by_the_server_with_their_caps() -> None:
+    pytest.importorskip("fastapi")
+    from civlite.server.tables import BOT_LEVELS, MAX_BOT_SECONDS, bot_for, check_bot_spec
+
+    assert BOT_LEVELS[:4] == ("easy", "medium", "hard", "champion")
+    for level in ("easy", "medium", "hard", "champion", "expert"):
+        assert check_bot_spec(level) == level
+    with pytest.raises(ValueError, match="at most seconds="):
+        check_bot_spec(f"champion:seconds={MAX_BOT_SECONDS * 2:g}")
+    bot, spec = bot_for("champion", 1)
+    assert isinstance(bot, ChampionBot) and bot.seconds == MAX_BOT_SECONDS and bot.iterations == 800
+    assert spec == f"champion:iterations=800,seconds={MAX_BOT_SECONDS}"
+
+
+def test_levels_are_offered_by_the_terminal_set_up() -> None:
+    pytest.importorskip("textual")
+    from civlite.bots import level_label
+    from civlite.tui.screens import KIND_OPTIONS
+    from civlite.tui.session import parse_seats
+
+    assert [s.kind for s in parse_seats("Ann,hard,champion,medium")] == ["human", "hard", "champion", "medium"]
+    labels = [label for label, _ in KIND_OPTIONS]
+    for level in LEVELS:
+        assert f"bot: {level_label(level)}" in labels
+    assert "bot: expert" in labels and "bot: policy" in labels

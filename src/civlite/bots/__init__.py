@@ -102,6 +102,25 @@ LEVELS: dict[str, str] = {
 }
 
 
+#: what each level is, for lobbies and set-up screens
+LEVEL_NOTES: dict[str, str] = {
+    "easy": "plays any legal move",
+    "medium": "a hand-written strategy",
+    "hard": "a learned network, instant",
+    "champion": "searches with the network, about a second a move",
+}
+#: each level's rating on the 2-player ladder (Elo, random at 0; ``civlite ladder``,
+#: benchmarks/results/ladder), shown beside the level; None where not measured
+LEVEL_RATINGS: dict[str, int | None] = {"easy": 0, "medium": None, "hard": None, "champion": None}
+
+
+def level_label(level: str) -> str:
+    """``"hard (expert, Elo 1234)"``: a level, its bot and its rating, for menus."""
+    rating = LEVEL_RATINGS.get(level)
+    bot = LEVELS[level].split(":")[0]
+    return f"{level} ({bot}" + (f", Elo {rating}" if rating is not None else "") + ")"
+
+
 def resolve_level(spec: str) -> str:
     """The bot spec of a level's name (``"hard"`` -> ``"expert"``); any other spec unchanged."""
     key = spec.strip().lower()

@@ -13,11 +13,12 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconn
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from ..bots import LEVEL_NOTES, LEVEL_RATINGS, LEVELS
 from ..engine import CARDS, SUITS
 from .guard import Buckets, Counter, Guard, default_hosts
 from .protocol import VERSION, CreateTable, ProtocolError, Reissue, error
 from .storage import Store, default_db_url
-from .tables import BOT_LEVELS, RULESETS, Conn, Manager, rules_json, summary
+from .tables import BOT_LEVELS, OFFERED_LEVELS, RULESETS, Conn, Manager, rules_json, summary
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 #: messages a second one connection may send on average (twice that in a burst); a person
@@ -118,6 +119,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
             "suits": [{"index": int(s), "name": s.name.title(), "letter": s.name[0]} for s in SUITS],
             "rulesets": {k: rules_json(r) for k, r in RULESETS.items()},
             "bots": list(BOT_LEVELS),
+            "levels": [{"name": k, "bot": LEVELS[k], "rating": LEVEL_RATINGS[k], "note": LEVEL_NOTES[k]}
+                       for k in OFFERED_LEVELS],
         }
 
     def limited(request: Request, what: str) -> JSONResponse | None:

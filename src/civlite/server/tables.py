@@ -29,7 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ..bots import OPTIONS, Bot, decide, decide_and_return, make_bot, parse_spec
+from ..bots import LEVELS, OPTIONS, Bot, decide, decide_and_return, make_bot, parse_spec
 from ..engine import (
     Action,
     ActionFormatError,
@@ -72,8 +72,12 @@ def safe_name(name: str | None) -> str:
     """A player or table name with control and bidirectional-override characters removed and
     spaces collapsed ("" when nothing is left). Clients still isolate names (<bdi>)."""
     return " ".join(_UNSAFE.sub("", name or "").split())
-#: ``policy`` (the learned bot) needs numpy (the ``rl`` extra): offered only where it is installed
-BOT_LEVELS = ("random", "heuristic", "ismcts") + (("policy",) if importlib.util.find_spec("numpy") else ())
+#: the learned bots (and the levels that play them) need numpy: offered only where it is installed
+_NUMPY = importlib.util.find_spec("numpy") is not None
+#: the named levels offered (``civlite.bots.LEVELS``), weakest first
+OFFERED_LEVELS = tuple(k for k, v in LEVELS.items() if _NUMPY or v.split(":")[0] not in ("expert", "champion"))
+#: every bot spec name a table may use: the levels, then the bots themselves
+BOT_LEVELS = OFFERED_LEVELS + ("random", "heuristic", "ismcts") + (("policy", "expert") if _NUMPY else ())
 
 
 #: a search bot's budget per decision on this server: more is refused at table creation, and

@@ -18,6 +18,7 @@ from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
+from ..bots import LEVELS, level_label
 from ..engine import (
     Card,
     GameRecord,
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 SPEEDS: tuple[float, ...] = (0.0, 0.1, 0.3, 0.6, 1.0, 2.0)
 
 MAX_SEATS = 8
-KIND_OPTIONS = [("human", HUMAN)] + [(f"bot: {b}", b) for b in BOT_LEVELS]
+KIND_OPTIONS = [("human", HUMAN)] + [(f"bot: {level_label(b) if b in LEVELS else b}", b) for b in BOT_LEVELS]
 
 TABLE_KEYS: list[tuple[str, str]] = [
     ("1 … 9", "answer with that choice"),

@@ -8,12 +8,14 @@ to the screens is built from ``game.view(seat)`` and events redacted for that se
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..bots import LEVELS
 from ..engine import (
     AbilityChoice,
     Action,
@@ -35,8 +37,12 @@ from ..engine import (
     View,
 )
 
-#: bot levels offered by the set-up screen (``make_bot`` specs)
-BOT_LEVELS: tuple[str, ...] = ("random", "heuristic", "ismcts")
+_NUMPY = importlib.util.find_spec("numpy") is not None
+#: what the set-up screen offers for a bot seat: the named levels (``civlite.bots.LEVELS``)
+#: first, then every bot by name (``make_bot`` specs); the learned ones where numpy is installed
+BOT_LEVELS: tuple[str, ...] = (
+    tuple(k for k, v in LEVELS.items() if _NUMPY or v.split(":")[0] not in ("expert", "champion"))
+    + ("random", "heuristic", "ismcts") + (("policy", "expert") if _NUMPY else ()))
 HUMAN = "human"
 #: a seat name written into records for bot seats: ``bot:heuristic``
 BOT_PREFIX = "bot:"
@@ -100,7 +106,8 @@ def bot_error(spec: str) -> str | None:
 def _is_bot_name(word: str) -> bool:
     from .. import bots
 
-    return bot_error(word) is None and word.strip().lower() in bots.BOTS
+    key = word.strip().lower()
+    return bot_error(word) is None and (key in bots.BOTS or key in bots.LEVELS)
 
 
 def parse_seats(text: str) -> list[SeatSpec]:
@@ -132,7 +139,7 @@ def parse_seats(text: str) -> list[SeatSpec]:
                 raise SeatError(f"--seats: seat {len(out)}: {why}")
             out.append(SeatSpec(spec.strip().lower() if ":" not in spec else spec.strip()))
             continue
-        close = difflib.get_close_matches(low, sorted(bots.BOTS), n=1, cutoff=0.75)
+        close = difflib.get_close_matches(low, sorted(set(bots.BOTS) | set(bots.LEVELS)), n=1, cutoff=0.75)
         if close:
             raise SeatError(f"--seats: seat {len(out)}: {part!r} is not a bot: did you mean {close[0]!r}? "
                             f"(for a player called {part!r}, write human:{part})")

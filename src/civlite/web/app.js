@@ -25,7 +25,12 @@ export function rememberSeat(table, token, seat, name) {
 // ---------------------------------------------------------------- lobby
 const lobbyState = { n: 2, seats: [], rules: "default", victory: null, clock: "", name: "", error: "", created: null, open: null };
 
-function seatDefaults(i) { return { kind: i === 0 ? "human" : "bot:heuristic", name: "" }; }
+function seatDefaults(i) { return { kind: i === 0 ? "human" : "bot:medium", name: "" }; }
+/** "Bot: hard (expert, Elo 1100)": a named level, the bot it plays and its ladder rating. */
+function levelLabel(l) {
+  const cap = l.name.charAt(0).toUpperCase() + l.name.slice(1);
+  return `Bot: ${cap} (${l.bot.split(":")[0]}${l.rating === null || l.rating === undefined ? "" : `, Elo ${l.rating}`})`;
+}
 
 function Lobby() {
   const L = lobbyState;
@@ -78,7 +83,9 @@ function Lobby() {
             <select id=${`kind-${i}`} class="kind" data-testid=${`seat-kind-${i}`} value=${s.kind}
               onChange=${(e) => { s.kind = e.target.value; draw(); }}>
               <option value="human">Human</option>
-              ${META.bots.map((b) => html`<option value=${`bot:${b}`}>Bot: ${b}</option>`)}</select>
+              ${(META.levels || []).map((l) => html`<option value=${`bot:${l.name}`}>${levelLabel(l)}</option>`)}
+              ${META.bots.filter((b) => !(META.levels || []).some((l) => l.name === b))
+                .map((b) => html`<option value=${`bot:${b}`}>Bot: ${b}</option>`)}</select>
             <label class="sr-only" for=${`sname-${i}`}>Seat ${i + 1} name</label>
             <input id=${`sname-${i}`} class="sname" maxlength="40" value=${s.name}
               placeholder=${i === 0 ? "your name" : "name (optional)"} onInput=${(e) => { s.name = e.target.value; }} />
