@@ -339,6 +339,40 @@ def tune(
                         force=force, overrides={"trials": trials, "games": games, "seed": seed})
 
 
+@app.command()
+def ladder(
+    bots: Annotated[str, typer.Option(help="comma-separated bot specs or level names")] = "easy,medium,hard,champion",
+    games: Annotated[int, typer.Option("--games", "-n", help="games per pair at 2 players (even: seats alternate)")] = 200,
+    seed: Annotated[int, typer.Option(help="seed: game i of every pairing is dealt from (seed, i)")] = 1,
+    anchor: Annotated[Optional[str], typer.Option(help="the bot that fixes the scale (default: medium if listed, else the first)")] = None,
+    anchor_rating: Annotated[float, typer.Option(help="the anchor's rating")] = 1500.0,
+    reference: Annotated[str, typer.Option(help="the field table: each bot against copies of this one ('' for none)")] = "medium",
+    field_players: Annotated[int, typer.Option(help="players at the field table")] = 4,
+    field_games: Annotated[Optional[int], typer.Option(help="games per bot at the field table (default: --games)")] = None,
+    round_robin: Annotated[bool, typer.Option("--round-robin/--no-round-robin", help="play the 2-player round robin")] = True,
+    target_se: Annotated[Optional[float], typer.Option(help="add games until every rating's standard error is at most this (Elo)")] = None,
+    max_games: Annotated[Optional[int], typer.Option(help="with --target-se: most games per pair (default 8 x --games)")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="worker processes (default: all cores)")] = None,
+    out: Annotated[Path, typer.Option(help="output directory (ladder.json, ladder.md, every pairing's games)")] = Path("ladder-out"),
+    json_out: Annotated[bool, typer.Option("--json", help="print ladder.json on stdout")] = False,
+    resume: Annotated[bool, typer.Option(help="keep the games --out already holds; play only the rest")] = False,
+    force: Annotated[bool, typer.Option(help="overwrite a ladder already in --out")] = False,
+) -> None:
+    """Rate bots: a 2-player round robin (Bradley-Terry Elo with intervals) and one bot against a field."""
+    from .sim import cli as simcli
+    from .sim.simulator import split_bots
+
+    if anchor is None:
+        try:
+            names = split_bots(bots)
+        except ValueError:
+            names = ()
+        anchor = "medium" if "medium" in names else (names[0] if names else None)
+    simcli.ladder_command(bots=bots, games=games, seed=seed, anchor=anchor, anchor_rating=anchor_rating,
+                          reference=reference, field_players=field_players, field_games=field_games,
+                          two_player=round_robin, target_se=target_se, max_games=max_games, workers=workers,
+                          out=out, json_out=json_out, fail=_fail, resume=resume, force=force)
+
 
 def main() -> None:
     app()

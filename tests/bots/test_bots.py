@@ -55,8 +55,10 @@ def test_an_unknown_option_is_named_with_the_bots_options() -> None:
     with pytest.raises(ValueError, match=r"ismcts has no option 'bogus' \(its options: iterations, seconds, "
                                          r"rollout, depth, .*early_stop\)"):
         make_bot("ismcts:bogus=1")
-    with pytest.raises(ValueError, match="heuristic has no option 'x' \\(it takes no options\\)"):
+    with pytest.raises(ValueError, match="heuristic has no option 'x' \\(its options: mistakes\\)"):
         make_bot("heuristic:x=1")
+    with pytest.raises(ValueError, match="random has no option 'x' \\(it takes no options\\)"):
+        make_bot("random:x=1")
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -88,6 +90,40 @@ def test_heuristic_beats_random() -> None:
             play_step(bots[g.to_move], g)  # type: ignore[index]
         wins += g.winner == h
     assert wins >= 17
+
+
+def _moves(bot: Bot, seed: int) -> list[int]:
+    g = Game(players=2, seed=seed)
+    moves: list[int] = []
+    while not g.over:
+        moves.append(bot.act(g.view(g.to_move), g.legal_ids()))  # type: ignore[arg-type]
+        g.apply_id(moves[-1])
+    return moves
+
+
+def test_heuristic_mistakes_option() -> None:
+    """``mistakes=p`` plays a random legal move with chance p (the easy level); 0 is the plain bot."""
+    assert make_bot("heuristic:mistakes=0", seed=1).spec == "heuristic"
+    assert make_bot("heuristic:mistakes=0.5", seed=1).spec == "heuristic:mistakes=0.5"
+    assert _moves(make_bot("heuristic:mistakes=0", seed=1), 7) == _moves(make_bot("heuristic", seed=9), 7)
+    noisy = [_moves(make_bot("heuristic:mistakes=0.5", seed=s), 7) for s in (1, 1, 2)]
+    assert noisy[0] == noisy[1] and noisy[0] != noisy[2]
+    for bad in ("-0.1", "1.5"):
+        with pytest.raises(ValueError, match="mistakes must be a probability"):
+            make_bot(f"heuristic:mistakes={bad}", seed=1)
+
+
+def test_mistakes_weaken_the_heuristic() -> None:
+    wins = 0
+    for i in range(20):
+        g = Game(players=2, seed=300 + i)
+        h = i % 2
+        bots = [make_bot("heuristic:mistakes=0.5", seed=i) for _ in range(2)]
+        bots[h] = make_bot("heuristic", seed=i)
+        while not g.over:
+            play_step(bots[g.to_move], g)  # type: ignore[index]
+        wins += g.winner == h
+    assert wins >= 15
 
 
 class Spy(Bot):

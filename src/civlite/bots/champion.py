@@ -26,6 +26,8 @@ import math
 import time
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..engine import DISCARD_BASE, Game, View, sample_world
 from . import Bot, register
 from .expert import WEIGHTS, ExpertNet, load_net, priors
@@ -146,6 +148,11 @@ class ChampionBot(Bot):
         node = root
         path: list[_Node] = []
         c = self.c
+        # a k-card discard is k compact steps: inside the search, the mover's network scores
+        # are computed once per discard and reused for its later steps (at the root, act()
+        # scores every step afresh)
+        disc: np.ndarray | None = None
+        disc_by = -1
         while True:
             if world.over:
                 value = _result(world)
@@ -157,8 +164,15 @@ class ChampionBot(Bot):
                 world.apply_id(legal[0], check=False)
                 continue
             if legal[0] >= DISCARD_BASE:
-                world.apply_id(self._best(world.view(p), legal), check=False)
+                if disc is None or disc_by != p:
+                    disc, disc_by = self.net.logits(encode(world.view(p))), p
+                best, best_s = legal[0], -math.inf
+                for a in legal:
+                    if disc[a] > best_s:
+                        best, best_s = a, disc[a]
+                world.apply_id(best, check=False)
                 continue
+            disc = None
             if node.mover != p:  # first reached (or, rarely, reached with another seat to move)
                 node.mover = p
                 node.prior = None

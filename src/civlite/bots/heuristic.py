@@ -615,12 +615,23 @@ class HeuristicBot(Bot):
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None, **options: Any) -> None:
-        super().__init__(seed, **options)
+    def __init__(self, seed: int | None = None, mistakes: float = 0.0) -> None:
+        super().__init__(seed)
+        if not 0.0 <= mistakes <= 1.0:
+            raise ValueError(f"mistakes must be a probability from 0 to 1, got {mistakes:g}")
+        #: the chance of a uniformly random legal move instead of the heuristic's (a weaker
+        #: player: the ``easy`` level)
+        self.mistakes = float(mistakes)
+
+    @property
+    def spec(self) -> str:
+        return self.name + (f":mistakes={self.mistakes:g}" if self.mistakes else "")
 
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
+        if self.mistakes and self.rng.random() < self.mistakes:
+            return legal[int(self.rng.random() * len(legal))]
         ev = evaluator(view.rules, view.num_players)
         return ev.choose(situation_from_view(view), legal)
 

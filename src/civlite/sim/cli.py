@@ -303,3 +303,90 @@ def tune_command(*, space: Path, out: Path, workers: int | None, backend: str, j
     else:
         con.print(f"best variants: {', '.join(sorted(str(out / r['file']) for r in res['trials'] if 'file' in r))}; "
                   f"report: {out}/tune.md", highlight=False)
+
+
+def ladder_command(*, bots: str, games: int, seed: int, anchor: str | None, anchor_rating: float,
+                   reference: str, field_players: int, field_games: int | None, two_player: bool,
+                   target_se: float | None, max_games: int | None, workers: int | None, out: Path,
+                   json_out: bool, fail: Fail, resume: bool = False, force: bool = False) -> None:
+    """``civlite ladder``: play, fit, print the tables and write ladder.json and ladder.md."""
+    from ..bots import make_bot
+    from .ladder import run_ladder
+
+    specs = _specs(bots, fail)
+    check_common(players=field_players, workers=workers, games=games, fail=fail)
+    if len(set(specs)) < 2:
+        raise fail("--bots: the ladder needs at least two different bots")
+    if games < 2 or games % 2:
+        raise fail(f"--games must be even and at least 2 (seats alternate), got {games}")
+    if field_players < 3:
+        raise fail(f"--field-players must be 3 to 8 (2 players is the round robin), got {field_players}")
+    if field_games is not None and field_games < 1:
+        raise fail(f"--field-games must be at least 1, got {field_games}")
+    if target_se is not None and target_se <= 0:
+        raise fail(f"--target-se must be above 0 Elo, got {target_se:g}")
+    if max_games is not None and max_games < games:
+        raise fail(f"--max-games ({max_games}) is below --games ({games})")
+    if anchor is not None and anchor not in specs:
+        raise fail(f"--anchor {anchor!r} is not one of --bots ({', '.join(specs)})")
+    if not two_player and not reference:
+        raise fail("nothing to play: --no-round-robin and no --reference")
+    for spec in (*specs, *([reference] if reference else [])):
+        try:
+            make_bot(spec, seed=0)
+        except ValueError as e:
+            raise fail(str(e)) from None
+    if resume and force:
+        raise fail("--resume and --force do not go together")
+    check_out(out, fail=fail, force=force, resume=resume)
+    con = Console(stderr=True)
+    try:
+        lad = run_ladder(specs, games=games, seed=seed, anchor=anchor, anchor_rating=anchor_rating,
+                         reference=reference or None, field_players=field_players, field_games=field_games,
+                         two_player=two_player, target_se=target_se, max_games=max_games, out=out,
+                         workers=workers, resume=resume,
+                         progress=lambda line: con.print(line, highlight=False, soft_wrap=True))
+    except KeyboardInterrupt:
+        con.print(f"interrupted: the games played so far are kept in {out}/ (--resume continues)")
+        raise SystemExit(130) from None
+    except (RuntimeError, ValueError) as e:
+        raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
+    doc = lad.to_json()
+    md = lad.markdown()
+    try:
+        (out / "ladder.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        (out / "ladder.md").write_text(md + "\n", encoding="utf-8")
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
+    if json_out:
+        sys.stdout.write(json.dumps(doc) + "\n")
+        return
+    _print_ladder(lad, Console())
+    con.print(f"{lad.seconds:.0f} s -> {out}/ladder.json, {out}/ladder.md", highlight=False)
+
+
+def _print_ladder(lad: Any, con: Console) -> None:
+    if lad.ratings:
+        t = Table(title=f"2 players: Elo ({lad.anchor} = {lad.anchor_rating:g}), ± one standard error")
+        for col, just in (("rank", "right"), ("bot", "left"), ("Elo", "right"), ("±", "right"),
+                          ("95% interval", "left"), ("games", "right"), ("score", "right")):
+            t.add_column(col, justify=just)  # type: ignore[arg-type]
+        for i, r in enumerate(sorted(lad.ratings, key=lambda r: -r.elo), 1):
+            anchor = r.bot == lad.anchor
+            iv = "anchor" if anchor else f"{r.low:.0f} to {r.high:.0f}"
+            if r.unbounded and not anchor:
+                iv = "never won" if r.score == 0 else "never lost"
+            t.add_row(str(i), r.bot, f"{r.elo:.0f}", "" if anchor else f"{r.se:.0f}", iv, str(r.games),
+                      f"{r.score:.1%}")
+        con.print(t)
+    if lad.field:
+        n = lad.field_players
+        t = Table(title=f"{n} players: one seat against {n - 1} × {lad.reference} (fair share {1 / n:.0%})")
+        for col in ("bot", "games", "wins", "win rate", "95% interval", "× fair"):
+            t.add_column(col, justify="left" if col in ("bot", "95% interval") else "right")
+        for f in sorted(lad.field, key=lambda f: -f.rate):
+            t.add_row(f.bot, str(f.games), str(f.wins), f"{f.rate:.1%}", f"{f.low:.1%} to {f.high:.1%}",
+                      f"{f.share:.2f}")
+        con.print(t)
