@@ -4,38 +4,16 @@ asked for); the number of tables in memory is bounded. On SQLite and PostgreSQL.
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from civlite.bots import decide, make_bot
 from civlite.server.protocol import CreateTable, ProtocolError, SeatSpec
+from civlite.server.state import Conn
 from civlite.server.storage import Store
-from civlite.server.tables import Conn, Manager
+from civlite.server.tables import Manager
 
-
-class Frames(Conn):
-    def __init__(self) -> None:
-        super().__init__()
-        self.frames: list[dict[str, Any]] = []
-
-    def send_text(self, text: str) -> None:
-        self.frames.append(json.loads(text))
-        super().send_text(text)
-
-
-def msg(**m: Any) -> str:
-    return json.dumps({"v": 1, **m})
-
-
-async def until(pred: Callable[[], bool], timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.02)
+from .helpers import Frames, msg, until
 
 
 def test_idle_and_finished_tables_leave_memory_and_come_back(db_url: str) -> None:
@@ -76,7 +54,7 @@ def test_idle_and_finished_tables_leave_memory_and_come_back(db_url: str) -> Non
         await until(lambda: seen_end.id not in m.tables and bots.id not in m.tables)
         assert set(m.tables) == {watched.id}
         # a bound on tables in memory: past it, only tables nobody watches make room
-        m.MAX_TABLES = 2
+        m.registry.MAX_TABLES = 2
         await m.handle(spectator, msg(type="hello", table=seen_end.id, token=None))
         with pytest.raises(ProtocolError) as e:
             await m.get(looked_at.id)

@@ -13,8 +13,9 @@ import pytest
 from civlite.bots import decide, make_bot
 from civlite.server.app import create_app
 from civlite.server.protocol import CreateTable, SeatSpec
+from civlite.server.state import Conn
 from civlite.server.storage import Store
-from civlite.server.tables import Conn, Manager
+from civlite.server.tables import Manager
 from conftest import ROOT, load_script
 
 
@@ -239,7 +240,7 @@ def test_a_flood_is_dropped_unread_and_told_once_a_second(tmp_path: Path) -> Non
 
     async def run() -> tuple[list[str], list[str], list[str], bool]:
         m = Manager(store, bot_delay=0, rate_limit=5)  # bursts of 10
-        m.MAX_DROPPED = 50
+        m.sessions.MAX_DROPPED = 50
         await m.start()
         info, tokens = await m.create_table(CreateTable(seats=[SeatSpec(), SeatSpec()], practice=True, seed=1))
         c = RecordingConn(store)
@@ -285,16 +286,16 @@ def test_search_bots_think_in_worker_processes_and_survive_their_death(tmp_path:
         while t.seq < 3:  # the first moves come from the worker process
             assert time.monotonic() < deadline
             await asyncio.sleep(0.05)
-        first = m._pool
+        first = m.bots.pool
         assert first is not None
         for p in list(first._processes.values()):  # type: ignore[attr-defined]
             p.kill()  # a worker dies (out of memory, killed): that move is thought in a thread
         assert not t.game.is_over
-        m.bot_delay = 0  # the rest quickly
+        m.turns.bot_delay = 0  # the rest quickly
         while not t.game.is_over:
             assert time.monotonic() < deadline, "the bots stopped"
             await asyncio.sleep(0.05)
-        replaced = m._pool is not first  # the broken pool was dropped (a new one starts when needed)
+        replaced = m.bots.pool is not first  # the broken pool was dropped (a new one starts when needed)
         await m.stop()
         return replaced, t.game.is_over, t.seq
 

@@ -24,8 +24,9 @@ from typing import Any
 from civlite.bots import decide, make_bot
 from civlite.engine import CARDS, Game
 from civlite.server.protocol import CreateTable, SeatSpec
+from civlite.server.state import Conn
 from civlite.server.storage import Store
-from civlite.server.tables import Conn, Manager
+from civlite.server.tables import Manager
 
 NAMES = sorted((c.name for c in CARDS), key=len, reverse=True)
 NAMESET = set(NAMES)

@@ -133,8 +133,9 @@ def test_a_replaced_invite_link_shuts_the_old_one_out_in_every_process(pg_url: s
     import json
 
     from civlite.server.protocol import CreateTable, SeatSpec
+    from civlite.server.state import Conn
     from civlite.server.storage import Store
-    from civlite.server.tables import Conn, Manager
+    from civlite.server.tables import Manager
 
     class Frames(Conn):
         def __init__(self) -> None:
@@ -187,7 +188,7 @@ def test_leases_one_runner_per_table_and_a_silent_holder_loses_them(pg_url: str,
 
     from sqlalchemy import text
 
-    from civlite.server import tables
+    from civlite.server import leases
     from civlite.server.protocol import CreateTable, SeatSpec
     from civlite.server.storage import Store
     from civlite.server.tables import Manager
@@ -195,7 +196,7 @@ def test_leases_one_runner_per_table_and_a_silent_holder_loses_them(pg_url: str,
     # a lease that outlives a stall of the test machine (a loaded CI runner once kept the
     # maker's event loop from renewing for more than the 1.2 s default, and the other process
     # rightly took a table over); the takeover below still has to happen by itself
-    monkeypatch.setattr(tables, "LEASE_TTL", 4.0)
+    monkeypatch.setattr(leases, "LEASE_TTL", 4.0)
 
     s1, s2 = Store(pg_url), Store(pg_url)
 
@@ -215,8 +216,8 @@ def test_leases_one_runner_per_table_and_a_silent_holder_loses_them(pg_url: str,
             owners = {r[0]: r[1] for r in conn.execute(text("SELECT table_id, owner FROM table_leases"))}
         assert all(owners[i] == m1.owner for i in ids)
         # m1 falls silent: its rounds and bots stop, its leases are not given back
-        assert m1._lease_task is not None
-        m1._lease_task.cancel()
+        assert m1.leases.task is not None
+        m1.leases.task.cancel()
         for t in m1.tables.values():
             if t.task is not None:
                 t.task.cancel()
@@ -231,7 +232,7 @@ def test_leases_one_runner_per_table_and_a_silent_holder_loses_them(pg_url: str,
         assert m2.owned == set()
         with s2.engine.connect() as conn:  # a clean stop gives its leases back
             assert conn.execute(text("SELECT count(*) FROM table_leases WHERE owner = :o"), {"o": m2.owner}).scalar() == 0
-        m1._lease_task = None
+        m1.leases.task = None
         await m1.stop()
 
     asyncio.run(run())

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from civlite.bots import decide, make_bot
 from civlite.engine import GameRecord
 from civlite.server.app import create_app
+from civlite.server.botspecs import MAX_BOT_ITERATIONS, MAX_BOT_SECONDS, bot_for
 from civlite.server.storage import Store
-from civlite.server.tables import MAX_BOT_ITERATIONS, MAX_BOT_SECONDS, bot_for
 
 
 def client(db_url: str) -> TestClient:

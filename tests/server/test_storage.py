@@ -46,8 +46,8 @@ def test_a_database_from_before_hashed_tokens_keeps_its_seats(db_url: str) -> No
     from alembic import command
     from alembic.config import Config
 
+    from civlite.server.state import Table, token_digest
     from civlite.server.storage import __file__ as storage_file
-    from civlite.server.tables import Table, token_digest
 
     old = Store(db_url, migrate=False)
     cfg = Config()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -19,31 +18,10 @@ from sqlalchemy import event, insert
 from civlite.bots import decide, make_bot
 from civlite.server.protocol import CreateTable, SeatSpec
 from civlite.server.storage import ActionRow, Store, TableInfo, _now
-from civlite.server.tables import Conn, Manager
+from civlite.server.tables import Manager
 
 from .conftest import PgCluster
-
-
-class Frames(Conn):
-    def __init__(self) -> None:
-        super().__init__()
-        self.frames: list[dict[str, Any]] = []
-
-    def send_text(self, text: str) -> None:
-        self.frames.append(json.loads(text))
-        super().send_text(text)
-
-
-def msg(**m: Any) -> str:
-    return json.dumps({"v": 1, **m})
-
-
-async def until(pred: Callable[[], bool], timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.02)
+from .helpers import Frames, msg, until
 
 
 async def outage(store: Store, brk: Callable[[], None], mend: Callable[[], None], reopen: Callable[[], Store],
@@ -87,7 +65,7 @@ async def outage(store: Store, brk: Callable[[], None], mend: Callable[[], None]
     assert t.seq == seq and t.game.to_move == 1  # the bot could not move
     mend()
     await until(lambda: t.seq > seq)
-    m.bot_delay = 0  # the rest quickly
+    m.turns.bot_delay = 0  # the rest quickly
     # play on to the end: what memory holds is what storage holds
     while not t.game.is_over:
         await until(lambda: t.game.is_over or t.game.to_move == 0)
@@ -198,7 +176,7 @@ def test_an_outage_at_start_delays_the_resumption_and_does_not_cancel_it(
         monkeypatch.setattr(store, "list_tables", flaky)
         done = store.count_actions(bots.id)
         m2 = Manager(store, bot_delay=0, bot_processes=0, listen=False)
-        m2._resume = functools.partial(m2._resume, first_wait=0.05)  # type: ignore[method-assign]
+        m2.registry.resume = functools.partial(m2.registry.resume, first_wait=0.05)  # type: ignore[method-assign]
         await m2.start()
         await until(lambda: store.count_actions(bots.id) > done + 3)  # resumed once storage answered
         assert failures == [0]

@@ -13,12 +13,14 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconn
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from ..bots import LEVEL_NOTES, LEVEL_RATINGS, LEVELS
-from ..engine import CARDS, SUITS
+from . import protocol
+from .botspecs import BOT_LEVELS, OFFERED_LEVELS
 from .guard import Buckets, Counter, Guard, default_hosts
+from .lobby import RULESETS
 from .protocol import VERSION, CreateTable, ProtocolError, Reissue, error
+from .state import Conn
 from .storage import Store, default_db_url
-from .tables import BOT_LEVELS, OFFERED_LEVELS, RULESETS, Conn, Manager, rules_json, summary
+from .tables import Manager
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 #: messages a second one connection may send on average (twice that in a burst); a person
@@ -104,8 +106,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     @app.exception_handler(ProtocolError)
     async def refused(request: Request, e: ProtocolError) -> JSONResponse:
-        status = {"unavailable": 503, "not_stored": 503, "busy": 503, "no_table": 404, "bad_token": 403}.get(e.code, 422)
-        return JSONResponse({"code": e.code, "detail": e.message}, status_code=status)
+        return JSONResponse(protocol.refusal(e.code, e.message), status_code=protocol.HTTP_STATUS.get(e.code, 422))
 
     def mgr(request: Request) -> Manager:
         m: Manager = request.app.state.manager
@@ -113,15 +114,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     @app.get("/api/meta")
     async def meta() -> dict[str, Any]:
-        return {
-            "protocol": VERSION,
-            "cards": [{"name": c.name, "suit": int(c.suit)} for c in CARDS],
-            "suits": [{"index": int(s), "name": s.name.title(), "letter": s.name[0]} for s in SUITS],
-            "rulesets": {k: rules_json(r) for k, r in RULESETS.items()},
-            "bots": list(BOT_LEVELS),
-            "levels": [{"name": k, "bot": LEVELS[k], "rating": LEVEL_RATINGS[k], "note": LEVEL_NOTES[k]}
-                       for k in OFFERED_LEVELS],
-        }
+        return protocol.meta(RULESETS, BOT_LEVELS, OFFERED_LEVELS)
 
     def limited(request: Request, what: str) -> JSONResponse | None:
         """A 429 when this address has made too many tables or new links lately (one budget)."""
@@ -130,8 +123,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         wait = creations.take(request.client.host if request.client else "?")
         if wait <= 0:
             return None
-        return JSONResponse({"code": "rate_limited", "detail": f"too many {what} from your address (at most "
-                             f"{per_min:g} tables or new links a minute): try again in {wait:.0f} s"},
+        return JSONResponse(protocol.refusal("rate_limited", f"too many {what} from your address (at most "
+                                             f"{per_min:g} tables or new links a minute): try again in {wait:.0f} s"),
                             status_code=429, headers={"Retry-After": str(max(1, round(wait)))})
 
     @app.post("/api/tables", status_code=201)
@@ -140,11 +133,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         if refused is not None:
             return refused
         info, tokens = await mgr(request).create_table(spec)
-        out = summary(info)
-        for s, tok in zip(out["seats"], tokens, strict=True):
-            s["invite"] = f"/t/{info.id}#k={tok}" if tok else None
-        out["spectate"] = f"/t/{info.id}"
-        return out
+        return protocol.table_created(info, tokens)
 
     @app.get("/api/tables")
     async def tables(request: Request, status: str = "playing") -> list[dict[str, Any]]:
@@ -153,7 +142,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         out = []
         for info in infos:
             t = m.tables.get(info.id)
-            out.append(t.summary() if t is not None else summary(info, turn=0))
+            out.append(protocol.table_json(t) if t is not None else protocol.summary(info))
         return out
 
     @app.get("/api/tables/{table_id}")
@@ -161,7 +150,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         t = await mgr(request).get(table_id)
         if t is None:
             raise HTTPException(404, f"there is no table {table_id!r}")
-        return t.summary()
+        return protocol.table_json(t)
 
     @app.post("/api/tables/{table_id}/seats/{seat}/invite")
     async def reissue(table_id: str, seat: int, body: Reissue, request: Request) -> Any:
@@ -171,7 +160,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         if refused is not None:
             return refused
         token = await mgr(request).reissue(table_id, seat, body.token)
-        return {"seat": seat, "invite": f"/t/{table_id}#k={token}"}
+        return protocol.invite(table_id, seat, token)
 
     @app.get("/api/tables/{table_id}/record")
     async def record(table_id: str, request: Request) -> dict[str, Any]:
@@ -181,24 +170,22 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
             raise HTTPException(404, f"there is no table {table_id!r}")
         if not t.game.is_over:
             raise HTTPException(409, "the record is published when the game is over")
-        rec: dict[str, Any] = t.game.record().to_json()
-        return rec
+        return protocol.record(t)
 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(table_id: str, request: Request, seat: int | None = None) -> dict[str, Any]:
         """A finished game step by step as one seat saw it (no ``seat``: as a spectator)."""
-        m = mgr(request)
-        t = await m.get(table_id)
+        t = await mgr(request).get(table_id)
         if t is None:
             raise HTTPException(404, f"there is no table {table_id!r}")
         try:
-            return await asyncio.to_thread(m.replay_json, t, seat)
+            return await asyncio.to_thread(protocol.replay, t, seat)
         except ProtocolError as e:
             raise HTTPException(409 if e.code == "not_over" else 422, e.message) from None
 
     @app.get("/healthz")
     async def health() -> dict[str, str]:
-        return {"status": "ok"}
+        return protocol.health()
 
     @app.websocket("/ws")
     async def ws(websocket: WebSocket) -> None:

@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from .protocol import refusal
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -155,7 +157,7 @@ class Guard:
             # closing before accepting: the handshake is answered 403 (the reason goes to the log)
             await send({"type": "websocket.close", "code": 1008, "reason": why[:120]})
             return
-        body = json.dumps({"code": code, "detail": why}).encode()
+        body = json.dumps(refusal(code, why)).encode()
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                                 *HEADERS]})

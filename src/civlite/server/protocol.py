@@ -1,4 +1,4 @@
-"""The wire protocol: versioned JSON messages, validated with pydantic.
+"""The wire protocol: every message the server accepts or sends, its shape and its checks.
 
 Client -> server (every message carries ``"v": 1``)::
 
@@ -7,24 +7,32 @@ Client -> server (every message carries ``"v": 1``)::
     {"v": 1, "type": "rematch"}
     {"v": 1, "type": "ping"}
 
-Server -> client: ``welcome`` (after hello: the seat, the table, the seat's view and
-its own redacted log), ``update`` (after each accepted action: the events as this
-receiver may see them and its new view), ``ack`` (your action ``id`` is committed
-as number ``seq``; ``duplicate`` when it was a resend), ``error`` (``code`` and a
-``message`` naming the problem; nothing changed, the connection stays up),
-``notice`` (e.g. a turn clock ran out), ``rematch`` (the next table) and ``pong``.
-An action id is unique per table: a resend with the same id is acknowledged again
-and never applied twice.
+Server -> client: ``welcome`` (after hello: the seat, the table, its view and its own
+redacted log), ``update`` (after each accepted action), ``ack`` (your action ``id`` is
+committed as number ``seq``; ``duplicate`` for a resend, which is never applied twice),
+``error`` (nothing changed), ``presence``, ``notice``, ``rematch`` and ``pong``.
+
+Client messages are validated with pydantic (:func:`parse_client`). Server messages are
+built as plain dicts by the functions below, one per message type; the models beside
+them state each shape (:data:`ServerMessage`). The REST lobby's bodies are here too.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+import re
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..bots import LEVEL_NOTES, LEVEL_RATINGS, LEVELS
+from ..engine import CARDS, SUITS, Event, Game, RuleSet
+from .storage import TableInfo
+
 VERSION = 1
+LOG_TAIL = 400  # log entries sent on (re)connect
 
 
 class _Msg(BaseModel):
@@ -115,8 +123,16 @@ def parse_client(raw: str | bytes) -> Hello | ActionMsg | Rematch | Ping:
         raise ProtocolError("malformed", f"bad message at {where or 'top level'}: {first.get('msg')}") from None
 
 
-# -- server -> client (built as plain dicts; these models document and test them) ------------
-class SeatInfo(BaseModel):
+# -- server -> client: shapes -------------------------------------------------------------
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Frame(_Out):
+    v: Literal[1] = 1
+
+
+class SeatInfo(_Out):
     seat: int
     name: str
     kind: Literal["human", "bot"]
@@ -124,63 +140,265 @@ class SeatInfo(BaseModel):
     connected: bool = False
 
 
-class TableSummary(BaseModel):
+class RulesInfo(_Out):
+    name: str
+    victory_ct: int
+    hand_limit: int
+    hand_size: int
+    rise_draw: int
+    meld_ct: int
+    meld_draw: int
+    meld_suits: list[int]
+    meld_one_of: list[int]
+    abilities: list[dict[str, Any]]
+
+
+class TableSummary(_Out):
     id: str
     name: str
     seats: list[SeatInfo]
-    rules: str
-    victory_ct: int
+    rules: RulesInfo
     clock: int | None
     status: str
     turn: int = 0
+    winner: int | None = None
     rematch: str | None = None
     rematch_of: str | None = None
     practice: bool = False  # a chosen seed: every seat sees the mark and the seed
     seed: int | None = None  # shown on practice tables only
 
 
-class Welcome(BaseModel):
-    v: Literal[1] = 1
+class Clock(_Out):
+    seat: int
+    deadline: int  # epoch milliseconds
+    seconds: int | None
+
+
+class Final(_Out):
+    hands: list[list[str]]
+    ct: list[int]
+    winner: int | None
+    drawn: list[int]
+    outcome: dict[str, Any]
+
+
+class By(_Out):
+    seat: int | None
+    via: str
+
+
+class _Seen(_Frame):
+    """What a receiver sees of the game now: its view, its choices and the clock."""
+
+    seq: int
+    state: dict[str, Any]
+    choices: dict[str, Any]
+    decision_number: int
+    clock: Clock | None = None
+    final: Final | None = None
+
+
+class Welcome(_Seen):
     type: Literal["welcome"] = "welcome"
     seat: int | None
     table: TableSummary
-    seq: int
-    state: dict[str, Any]
     log: list[dict[str, Any]]
-    clock: dict[str, Any] | None = None
+    missed_clock: int | None = None  # clock moves made for this seat while it was away
 
 
-class Update(BaseModel):
-    v: Literal[1] = 1
+class Update(_Seen):
     type: Literal["update"] = "update"
-    seq: int
-    by: dict[str, Any]
+    by: By
     events: list[dict[str, Any]]
-    state: dict[str, Any]
-    clock: dict[str, Any] | None = None
 
 
-class Ack(BaseModel):
-    v: Literal[1] = 1
+class Ack(_Frame):
     type: Literal["ack"] = "ack"
     id: str
     seq: int
     duplicate: bool = False
 
 
-class Error(BaseModel):
-    v: Literal[1] = 1
+class Error(_Frame):
     type: Literal["error"] = "error"
     code: str
     message: str
     id: str | None = None
 
 
+class Presence(_Frame):
+    type: Literal["presence"] = "presence"
+    connected: list[bool]
+    clock: Clock | None = None
+
+
+class Notice(_Frame):
+    type: Literal["notice"] = "notice"
+    kind: Literal["clock"]
+    seat: int
+    text: str
+
+
+class RematchReady(_Frame):
+    type: Literal["rematch"] = "rematch"
+    table: str | None
+
+
+class Pong(_Frame):
+    type: Literal["pong"] = "pong"
+    t: int  # the server's time, epoch milliseconds
+
+
+ServerMessage = Annotated[Welcome | Update | Ack | Error | Presence | Notice | RematchReady | Pong,
+                          Field(discriminator="type")]
+server_message = TypeAdapter(ServerMessage)
+
+
+# -- server -> client: builders -----------------------------------------------------------
+class TableState(Protocol):
+    """What the messages about a table read of it."""
+
+    info: TableInfo
+    game: Game
+    seq: int
+    log: list[tuple[int, Event]]
+    via: dict[int, str]
+    deadline: float | None
+
+    def connected(self) -> list[bool]: ...
+
+
+def _frame(msg_type: str, **fields: Any) -> dict[str, Any]:
+    return {"v": VERSION, "type": msg_type, **fields}
+
+
+def ability_text(text: str) -> str:
+    """The engine's effect text, tidied for players ("take 1 card", "discards its whole hand")."""
+    text = text.replace(" ('all': its hand)", "").replace("discards all cards of its choice", "discards its whole hand")
+    return re.sub(r"\b1 cards\b", "1 card", text)
+
+
+def rules_json(rules: RuleSet) -> dict[str, Any]:
+    """Public rule facts for clients (no cards)."""
+    return {
+        "name": rules.name, "victory_ct": rules.victory_ct, "hand_limit": rules.hand_limit,
+        "hand_size": rules.hand_size, "rise_draw": rules.rise_draw, "meld_ct": rules.meld_ct,
+        "meld_draw": rules.meld_draw,
+        "meld_suits": [int(s) for s in rules.meld_suits], "meld_one_of": [int(s) for s in rules.meld_one_of],
+        "abilities": [{"name": a.name, "suit": int(a.suit), "tier": a.tier, "cards": a.cards, "targets": a.targets,
+                       "text": ability_text(a.text), "rule": a.rule, "key": a.key} for a in rules.abilities],
+    }
+
+
+def summary(info: TableInfo, connected: list[bool] | None = None, turn: int = 0,
+            rules: RuleSet | None = None) -> dict[str, Any]:
+    """A table's public facts (:class:`TableSummary`)."""
+    rules = rules or info.ruleset()
+    conn = connected or [False] * len(info.seats)
+    return {
+        "id": info.id, "name": info.name,
+        "seats": [{"seat": i, "name": s.get("name", f"Seat {i + 1}"), "kind": s.get("kind", "human"),
+                   "bot": s.get("bot"), "connected": conn[i] or s.get("kind") == "bot"}
+                  for i, s in enumerate(info.seats)],
+        "rules": rules_json(rules), "clock": info.clock, "status": info.status, "turn": turn,
+        "winner": info.winner, "rematch": info.rematch, "rematch_of": info.rematch_of,
+        # a practice table's seed was chosen by its creator, who may know every card: all see it
+        "practice": info.seeded, "seed": info.seed if info.seeded else None,
+    }
+
+
+def table_json(t: TableState) -> dict[str, Any]:
+    """The summary of a table in memory (who is connected, the turn)."""
+    return summary(t.info, t.connected(), t.game.turn, t.game.rules)
+
+
+def clock_json(t: TableState) -> dict[str, Any] | None:
+    if t.deadline is None or t.game.pending is None:
+        return None
+    return {"seat": t.game.pending.player, "deadline": int(t.deadline * 1000), "seconds": t.info.clock}
+
+
+def entry(t: TableState, seq: int, e: Event, seat: int | None) -> dict[str, Any]:
+    """One log entry as ``seat`` may see it, with its action's number (and ``via`` for a bot
+    or clock move)."""
+    d = dict(e.to_json(seat), seq=seq)
+    via = t.via.get(seq)
+    if via is not None:
+        d["via"] = via
+    return d
+
+
+def final_json(t: TableState) -> dict[str, Any] | None:
+    """Once the game is over, every hand and CT is public (as the record is)."""
+    if not t.game.is_over:
+        return None
+    outcome = t.game.outcome()
+    assert outcome is not None
+    truth = t.game.state_json()
+    return {"hands": [p["hand"] for p in truth["players"]], "ct": list(outcome.ct),
+            "winner": outcome.winner, "drawn": list(outcome.drawn), "outcome": outcome.to_json()}
+
+
+def choices_json(t: TableState, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` may choose now (the engine's per-seat choices) and the decision's number,
+    which a move names so that a late or doubled answer is refused."""
+    c = t.game.choices(seat).to_json()
+    for a in c.get("abilities", ()):
+        a["text"] = ability_text(a["text"])
+    return {"choices": c, "decision_number": t.game.decision_number}
+
+
+def welcome(t: TableState, seat: int | None, missed: int = 0) -> dict[str, Any]:
+    """:class:`Welcome`: ``missed`` clock moves made for the seat while it was away."""
+    w = _frame("welcome", seat=seat, table=table_json(t), seq=t.seq, state=t.game.view(seat).to_json(),
+               **choices_json(t, seat), log=[entry(t, s, e, seat) for s, e in t.log[-LOG_TAIL:]],
+               clock=clock_json(t))
+    final = final_json(t)
+    if final is not None:
+        w["final"] = final
+    if missed:
+        w["missed_clock"] = missed
+    return w
+
+
+def update(t: TableState, seq: int, events: Iterable[Event], seat: int, via: str, reader: int | None,
+           clock: dict[str, Any] | None, final: dict[str, Any] | None) -> dict[str, Any]:
+    """:class:`Update` for ``reader`` after move ``seq`` of ``seat`` (``clock`` and ``final`` as
+    :func:`clock_json` and :func:`final_json` give them, the same for every reader)."""
+    msg = _frame("update", seq=seq, by={"seat": seat, "via": via}, events=[entry(t, seq, e, reader) for e in events],
+                 state=t.game.view(reader).to_json(), **choices_json(t, reader), clock=clock)
+    if final is not None:
+        msg["final"] = final
+    return msg
+
+
+def ack(id: str, seq: int, duplicate: bool) -> dict[str, Any]:
+    return _frame("ack", id=id, seq=seq, duplicate=duplicate)
+
+
 def error(code: str, message: str, id: str | None = None) -> dict[str, Any]:
-    d: dict[str, Any] = {"v": VERSION, "type": "error", "code": code, "message": message}
+    d = _frame("error", code=code, message=message)
     if id is not None:
         d["id"] = id
     return d
+
+
+def presence(t: TableState) -> dict[str, Any]:
+    return _frame("presence", connected=t.connected(), clock=clock_json(t))
+
+
+def clock_notice(seat: int, text: str) -> dict[str, Any]:
+    """:class:`Notice` that ``seat``'s clock ran out."""
+    return _frame("notice", kind="clock", seat=seat, text=text)
+
+
+def rematch(table_id: str | None) -> dict[str, Any]:
+    """:class:`RematchReady`: the table the rematch is played at."""
+    return _frame("rematch", table=table_id)
+
+
+def pong() -> dict[str, Any]:
+    return _frame("pong", t=int(time.time() * 1000))
 
 
 # -- REST (lobby) -------------------------------------------------------------------------
@@ -209,3 +427,72 @@ class Reissue(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     token: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+#: the HTTP status of a refusal, by its code (any other code: 422)
+HTTP_STATUS = {"unavailable": 503, "not_stored": 503, "busy": 503, "no_table": 404, "bad_token": 403}
+
+
+def refusal(code: str, detail: str) -> dict[str, Any]:
+    """The body of a refused HTTP request."""
+    return {"code": code, "detail": detail}
+
+
+def invite_link(table_id: str, token: str) -> str:
+    """A seat's invite link (the token in the fragment, which browsers never send)."""
+    return f"/t/{table_id}#k={token}"
+
+
+def table_created(info: TableInfo, tokens: Sequence[str | None]) -> dict[str, Any]:
+    """``POST /api/tables``: the table's summary with each seat's invite link and a spectator's."""
+    out = summary(info)
+    for s, tok in zip(out["seats"], tokens, strict=True):
+        s["invite"] = invite_link(info.id, tok) if tok else None
+    out["spectate"] = f"/t/{info.id}"
+    return out
+
+
+def invite(table_id: str, seat: int, token: str) -> dict[str, Any]:
+    """``POST /api/tables/{id}/seats/{seat}/invite``: the seat's new link."""
+    return {"seat": seat, "invite": invite_link(table_id, token)}
+
+
+def record(t: TableState) -> dict[str, Any]:
+    """``GET /api/tables/{id}/record``: a finished game's full record."""
+    rec: dict[str, Any] = t.game.record().to_json()
+    return rec
+
+
+def replay(t: TableState, seat: int | None) -> dict[str, Any]:
+    """A finished game step by step as ``seat`` saw it (``None``: a spectator): each action's
+    events redacted for that reader and the reader's view after it. Only for a game that is
+    over (the record is public then), so a replay can never show a live game's hidden cards."""
+    if not t.game.is_over:
+        raise ProtocolError("not_over", "the replay is published when the game is over")
+    if seat is not None and not 0 <= seat < len(t.info.seats):
+        raise ProtocolError("bad_seat", f"this table has seats 0 to {len(t.info.seats) - 1} (counted from 0): not {seat}")
+    g = t.game.record().initial()
+    steps = [{"seq": 0, "by": None, "events": [dict(e.to_json(seat), seq=0) for e in g.opening_events],
+              "state": g.view(seat).to_json()}]
+    for i, action in enumerate(t.game.record().actions, start=1):
+        events = g.apply(action)
+        steps.append({"seq": i, "by": {"seat": action.player, "via": t.via.get(i, "human")},
+                      "events": [entry(t, i, e, seat) for e in events], "state": g.view(seat).to_json()})
+    return {"table": table_json(t), "seat": seat, "steps": steps, "final": final_json(t)}
+
+
+def meta(rulesets: Mapping[str, RuleSet], bots: Sequence[str], levels: Sequence[str]) -> dict[str, Any]:
+    """``GET /api/meta``: the cards, suits, rule sets, bots and levels this server offers."""
+    return {
+        "protocol": VERSION,
+        "cards": [{"name": c.name, "suit": int(c.suit)} for c in CARDS],
+        "suits": [{"index": int(s), "name": s.name.title(), "letter": s.name[0]} for s in SUITS],
+        "rulesets": {k: rules_json(r) for k, r in rulesets.items()},
+        "bots": list(bots),
+        "levels": [{"name": k, "bot": LEVELS[k], "rating": LEVEL_RATINGS[k], "note": LEVEL_NOTES[k]}
+                   for k in levels],
+    }
+
+
+def health() -> dict[str, str]:
+    return {"status": "ok"}
