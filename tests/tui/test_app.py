@@ -245,6 +245,40 @@ async def test_setup_screen_resumes_a_saved_game(tmp_path: Path) -> None:
 
 
 @run_async
+async def test_setup_screen_delay_and_save_file_reach_the_table(tmp_path: Path) -> None:
+    """The delay chosen at set-up and the --save file apply to the game started there."""
+    save = tmp_path / "named.json"
+    app = CivliteApp(delay=0, save_path=save)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#delay").value = 0.3  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert app.delay == 0.3
+        app.screen.query_one("#kind-1").value = "human"  # type: ignore[attr-defined]
+        app.screen.query_one("#num-seats").value = 2  # type: ignore[attr-defined]
+        await pilot.pause()
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert isinstance(app.screen, PassScreen) and app.table.delay == 0.3  # two humans: a hand-over first
+        assert app.session is not None and app.session.save_path == save and save.exists()
+
+
+@run_async
+async def test_resumed_at_setup_screen_saves_to_the_save_file(tmp_path: Path) -> None:
+    path, save = tmp_path / "saved.json", tmp_path / "other.json"
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("heuristic")])
+    s.save(path)
+    app = CivliteApp(delay=0, save_path=save)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#resume").value = str(path)  # type: ignore[attr-defined]
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert app.session is not None and app.session.save_path == save and save.exists()
+
+
+@run_async
 async def test_help_speed_and_save(tmp_path: Path, monkeypatch: object) -> None:
     s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
     app = CivliteApp(s, delay=0.6)

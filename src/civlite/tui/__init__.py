@@ -16,13 +16,18 @@ Needs the ``tui`` extra (``pip install -e '.[tui]'``).
 - ``s`` saves the game as a record; ``civlite replay F`` steps through it (→ ←, t, v).
 - ``?`` shows the keys and the rules (``RULES.md``, shipped in this package).
 
-Modules: :mod:`.session` (the game, seats, bots, choices; no Textual), :mod:`.widgets`
-(the table's panels), :mod:`.screens`, :mod:`.app`; ``civlite.tcss`` is the stylesheet.
+Modules, none of them importing Textual up to :mod:`.session`: :mod:`.seats` (who plays each
+seat), :mod:`.choices` (a human's choices), :mod:`.session` (the game, its saves and log,
+replays); then :mod:`.widgets` (the table's panels), :mod:`.options` (what the screens share),
+the screens :mod:`.dialogs`, :mod:`.setup`, :mod:`.table` and :mod:`.replay` (all of them
+by name in :mod:`.screens`), and :mod:`.app`, the only module that knows the app: the screens
+tell it what the player chose by messages. ``civlite.tcss`` is the stylesheet.
 """
 
 from __future__ import annotations
 
-from .app import SPEEDS, CivliteApp, ReplayApp
+from .app import CivliteApp, ReplayApp
+from .options import SPEEDS
 from .session import (
     BOT_LEVELS,
     HUMAN,

@@ -9,8 +9,12 @@ from rich.text import Text
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from .screens import SPEEDS, QuitScreen, ReplayScreen, SetupScreen, TableScreen
+from .dialogs import QuitScreen
+from .options import SPEEDS, BotDelayChanged
+from .replay import ReplayScreen
 from .session import Replay, Session, new_autosave_path
+from .setup import SetupScreen
+from .table import TableScreen
 
 __all__ = ["SPEEDS", "CivliteApp", "ReplayApp"]
 
@@ -46,6 +50,10 @@ class CivliteApp(SafeApp):
     Every game is saved after every move: to ``save_path`` (``--save``), to the record it was
     resumed from, or else to a new file in ``autosave_dir`` (default: the user data dir, see
     :func:`~civlite.tui.session.autosave_dir`).
+
+    The screens tell the app what the player chose by messages: a game to play
+    (:class:`SetupScreen.GameChosen`), a new game (:class:`TableScreen.NewGame`) and another
+    bot delay (:class:`~civlite.tui.options.BotDelayChanged`).
     """
 
     TITLE = "Civ Lite: Ancients"
@@ -71,9 +79,18 @@ class CivliteApp(SafeApp):
     def on_mount(self) -> None:
         if self.session is not None:
             self._ensure_saved(self.session)
-            self.push_screen(TableScreen(self.session))
+            self.push_screen(self._table(self.session))
         else:
-            self.push_screen(self._setup or SetupScreen())
+            self.push_screen(self._set_up(self._setup or SetupScreen()))
+
+    def _table(self, session: Session) -> TableScreen:
+        return TableScreen(session, delay=self.delay, autosave_dir=self.autosave_dir)
+
+    def _set_up(self, screen: SetupScreen) -> SetupScreen:
+        """``screen`` with the app's bot delay and the directory of its saved games."""
+        screen.delay = self.delay
+        screen.autosave_dir = self.autosave_dir
+        return screen
 
     def _ensure_saved(self, session: Session) -> None:
         """Give the game a file (a new autosave file if none) and write it at once."""
@@ -82,14 +99,26 @@ class CivliteApp(SafeApp):
         session.autosave()
 
     def start_session(self, session: Session) -> None:
-        """Leave the set-up screen for the table of ``session``."""
+        """Leave the set-up screen for the table of ``session`` (saved to ``save_path`` if one is named)."""
+        if self.save_path is not None:
+            session.save_path = self.save_path
         self.session = session
         self._ensure_saved(session)
-        self.switch_screen(TableScreen(session))
+        self.switch_screen(self._table(session))
 
     def show_setup(self) -> None:
+        """The set-up screen, with the seats of the last game."""
         seats = self.session.seats if self.session is not None else None
-        self.switch_screen(SetupScreen(seats))
+        self.switch_screen(self._set_up(SetupScreen(seats)))
+
+    def on_setup_screen_game_chosen(self, message: SetupScreen.GameChosen) -> None:
+        self.start_session(message.session)
+
+    def on_table_screen_new_game(self, message: TableScreen.NewGame) -> None:
+        self.show_setup()
+
+    def on_bot_delay_changed(self, message: BotDelayChanged) -> None:
+        self.delay = message.delay
 
     @property
     def table(self) -> TableScreen:
@@ -100,13 +129,6 @@ class CivliteApp(SafeApp):
             if isinstance(s, TableScreen):
                 return s
         raise LookupError("no table is shown")
-
-    def change_speed(self, step: int) -> None:
-        """``step`` -1: faster (shorter bot delay), +1: slower."""
-        idx = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - self.delay))
-        idx = max(0, min(len(SPEEDS) - 1, idx + step))
-        self.delay = SPEEDS[idx]
-        self.notify(f"bot delay {self.delay:g} s", timeout=2)
 
     @property
     def game_in_progress(self) -> bool:

@@ -1,150 +1,29 @@
-"""The game behind the terminal table: seats, bots, the log, the choices a human has.
+"""The game behind the terminal table: the session, its saves and its log, and replays.
 
 Nothing here imports Textual, so it is tested on its own. The :class:`Session` owns
 the :class:`~civlite.engine.Game` (it plays the part of a server); everything it hands
 to the screens is built from ``game.view(seat)`` and events redacted for that seat.
+Seats are described in :mod:`.seats`, a human's choices in :mod:`.choices`.
 """
 
 from __future__ import annotations
 
-import difflib
-import importlib.util
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bots import LEVELS
-from ..engine import (
-    AbilityChoice,
-    Action,
-    Basic,
-    Card,
-    Choices,
-    Discard,
-    DiscardChoice,
-    Event,
-    Game,
-    GameRecord,
-    Meld,
-    MeldChoice,
-    Pass,
-    RecordError,
-    RuleSet,
-    Suit,
-    Take,
-    View,
-)
+from ..engine import Action, Basic, Choices, Discard, Event, Game, GameRecord, Meld, RecordError, RuleSet, Take, View
+from .choices import Choice, check_discard, check_meld, check_pay, choices_for, hand_by_suit, meld_possible
+from .seats import BOT_LEVELS, BOT_PREFIX, HUMAN, SeatError, SeatSpec, bot_error, parse_seats, seat_names
 
-_NUMPY = importlib.util.find_spec("numpy") is not None
-#: what the set-up screen offers for a bot seat: the named levels (``civlite.bots.LEVELS``)
-#: first, then every bot by name (``make_bot`` specs); the learned ones where numpy is installed
-BOT_LEVELS: tuple[str, ...] = (
-    tuple(k for k, v in LEVELS.items() if _NUMPY or v.split(":")[0] not in ("expert", "champion"))
-    + ("random", "heuristic", "ismcts") + (("policy", "expert") if _NUMPY else ()))
-HUMAN = "human"
-#: a seat name written into records for bot seats: ``bot:heuristic``
-BOT_PREFIX = "bot:"
-
-
-@dataclass(frozen=True, slots=True)
-class SeatSpec:
-    """Who plays a seat: ``kind`` is ``"human"`` or a bot spec (``"random"``, ``"ismcts:seconds=1"``)."""
-
-    kind: str = HUMAN
-    name: str = ""
-
-    @property
-    def is_human(self) -> bool:
-        return self.kind == HUMAN
-
-    def record_name(self, seat: int) -> str:
-        """The name stored in the game record, from which :meth:`from_record_name` rebuilds the spec."""
-        if self.is_human:
-            name = self.name.strip() or f"seat {seat}"
-            return name[len(BOT_PREFIX):] if name.startswith(BOT_PREFIX) else name
-        return BOT_PREFIX + self.kind
-
-    @classmethod
-    def from_record_name(cls, name: str) -> SeatSpec:
-        if name.startswith(BOT_PREFIX):
-            return cls(kind=name[len(BOT_PREFIX):] or "random", name="")
-        return cls(kind=HUMAN, name=name)
-
-    def label(self, seat: int) -> str:
-        if self.is_human:
-            return self.name.strip() or f"seat {seat}"
-        return f"bot {self.kind}"
-
-
-def seat_names(seats: Sequence[SeatSpec]) -> list[str]:
-    """Each seat's name for the table and the log; two seats of one name get their seat added."""
-    labels = [s.label(i) for i, s in enumerate(seats)]
-    return [f"{x} ({i})" if labels.count(x) > 1 else x for i, x in enumerate(labels)]
-
-
-class SeatError(ValueError):
-    """A ``--seats`` entry that is neither a human nor a bot the bots package knows."""
-
-
-def bot_error(spec: str) -> str | None:
-    """Why ``spec`` is not a bot (the bots package's own check, with a "did you mean"), or ``None``."""
-    from .. import bots
-
-    try:
-        bots.make_bot(spec, seed=0)
-    except ValueError as e:
-        name = bots.parse_spec(spec)[0] if ":" in spec else spec.strip().lower()
-        close = difflib.get_close_matches(name, sorted(bots.BOTS), n=1, cutoff=0.6)
-        if name not in bots.BOTS and close:
-            return f"unknown bot {name!r}: did you mean {close[0]!r}?"
-        return str(e)
-    return None
-
-
-def _is_bot_name(word: str) -> bool:
-    from .. import bots
-
-    key = word.strip().lower()
-    return bot_error(word) is None and (key in bots.BOTS or key in bots.LEVELS)
-
-
-def parse_seats(text: str) -> list[SeatSpec]:
-    """``"human,random,heuristic"`` or ``"Ann,Bob,ismcts:seconds=1"``; raises :class:`SeatError`.
-
-    Each entry is ``human``, ``human:NAME``, a bot spec (checked by the bots package, so a
-    misspelt option is an error) or a human's name. A name that is a near miss of a bot's
-    name (``heuristc``) is an error with a "did you mean", not a human: write ``human:NAME``
-    for a player really called so.
-    """
-    from .. import bots
-
-    out = []
-    for i, part in enumerate(p.strip() for p in text.split(",")):
-        if not part:
-            raise SeatError(f"--seats: entry {i + 1} is empty (seats are separated by single commas)")
-        low = part.lower()
-        if low == HUMAN:
-            out.append(SeatSpec(HUMAN))
-            continue
-        if low.startswith(HUMAN + ":"):
-            out.append(SeatSpec(HUMAN, part[len(HUMAN) + 1:].strip()))
-            continue
-        prefixed = low.startswith(BOT_PREFIX)
-        spec = part[len(BOT_PREFIX):] if prefixed else part
-        if prefixed or ":" in spec or "=" in spec or _is_bot_name(spec):
-            why = bot_error(spec)
-            if why is not None:
-                raise SeatError(f"--seats: seat {len(out)}: {why}")
-            out.append(SeatSpec(spec.strip().lower() if ":" not in spec else spec.strip()))
-            continue
-        close = difflib.get_close_matches(low, sorted(set(bots.BOTS) | set(bots.LEVELS)), n=1, cutoff=0.75)
-        if close:
-            raise SeatError(f"--seats: seat {len(out)}: {part!r} is not a bot: did you mean {close[0]!r}? "
-                            f"(for a player called {part!r}, write human:{part})")
-        out.append(SeatSpec(HUMAN, part))
-    return out
+__all__ = [
+    "BOT_LEVELS", "BOT_PREFIX", "HUMAN", "Choice", "Replay", "SeatError", "SeatSpec", "Session", "autosave_dir",
+    "bot_error", "check_discard", "check_meld", "check_pay", "check_writable", "choices_for", "event_line",
+    "hand_by_suit", "last_unfinished", "loggable", "meld_possible", "new_autosave_path", "parse_seats",
+    "seat_names",
+]
 
 
 def check_writable(path: Path) -> None:
@@ -200,18 +79,6 @@ def last_unfinished(directory: Path | None = None) -> Path | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """One answer to the pending decision, as shown in the choice list."""
-
-    label: str
-    action: Action | None  # None: opens the meld builder
-    detail: str = ""
-    key: str = ""  # a stable id, for tests: "pass", "basic:W", "advanced:M>2", "take:C", "meld:D", "build"
-    ability: AbilityChoice | None = None  # the engine's ability choice (its payable cards: the pay picker)
-    target: int | None = None
-
-
 def event_line(event: Event, seat: int | None, names: Sequence[str] | None = None) -> str:
     """One log line as ``seat`` may read it; ``None`` is a spectator (public facts only).
     ``names``: the players' names, used instead of "seat N".
@@ -232,122 +99,6 @@ def loggable(events: Sequence[Event]) -> list[Event]:
         out.append(e)
     return out
 
-
-def hand_by_suit(hand: Sequence[Card]) -> dict[Suit, list[Card]]:
-    out: dict[Suit, list[Card]] = {}
-    for c in sorted(hand):
-        out.setdefault(c.suit, []).append(c)
-    return out
-
-
-def _article(word: str) -> str:
-    return "an" if word[:1] in "AEIOU" else "a"
-
-
-def choices_for(choices: Choices, names: Sequence[str] | None = None) -> list[Choice]:
-    """The choice list of the engine's per-seat ``choices`` (``game.choices(seat)``): empty
-    unless that seat decides now. Discards are answered with a card picker instead (see
-    :func:`check_discard`); they give no choices here. Nothing here judges legality: the
-    engine says what is affordable, which cards pay, which seats may be targeted."""
-    kind = choices.kind
-    out: list[Choice] = []
-    if kind is None:
-        return out
-    if kind == "action":
-        if choices.can_pass:
-            out.append(Choice("Pass: activate nothing", Pass(), "go to the meld phase (R4.2)", "pass"))
-        for a in choices.abilities:
-            if not a.affordable:
-                continue
-            name = f"{a.name} [{a.cost}{a.suit.letter}]"
-            key = f"{a.level}:{a.suit.letter}"
-            if not a.needs_target:
-                out.append(Choice(name, a.action(a.payable[: a.cost]), a.preview(a.payable[: a.cost], names=names),
-                                  key, a))
-                continue
-            for t in a.targets:
-                who = names[t] if names is not None else f"seat {t}"
-                out.append(Choice(f"{name} → {who}", a.action(a.payable[: a.cost], t),
-                                  a.preview(a.payable[: a.cost], t, names=names), f"{key}>{t}", a, t))
-    elif kind == "meld" and choices.meld is not None:
-        m = choices.meld
-        if choices.can_pass:
-            out.append(Choice("Pass: no meld", Pass(), "go to the fall phase (R4.3)", "pass"))
-        if m.possible:
-            last = m.slots[-1]
-            # one quick meld for each suit that may fill the last (the "one of") slot
-            for suit in last.suits if len(last.suits) > 1 else (None,):
-                fill = [c for c in last.cards if suit is None or c.suit == suit]
-                if not fill:
-                    continue
-                cards = [slot.cards[0] for slot in m.slots[:-1]] + [fill[0]]
-                what = f"Meld with {_article(suit.title)} {suit.title}" if suit is not None else "Meld"
-                out.append(Choice(f"{what} (R7)", m.action(cards),
-                                  f"{', '.join(c.name for c in cards)}: +{m.ct} CT, draw {m.draw}",
-                                  f"meld:{suit.letter}" if suit is not None else "meld"))
-            out.append(Choice("Build a meld card by card…", None, "choose exactly which cards to meld", "build"))
-    elif choices.take is not None:
-        # cards of one suit are identical in play (R1.2): one choice per suit, its first card by name
-        where = "the deck" if choices.take.source == "deck" else "the discard pile"
-        for suit, cards in hand_by_suit(list(set(choices.take.candidates))).items():
-            shown = ", ".join(c.name for c in cards[:3]) + (", …" if len(cards) > 3 else "")
-            out.append(Choice(f"Take {_article(suit.title)} {suit.title} ({len(cards)})", Take(cards[0]),
-                              f"{len(cards)} in {where}: {shown}", f"take:{suit.letter}"))
-    return out
-
-
-def meld_possible(choices: Choices) -> bool:
-    """Whether the deciding seat of ``choices`` could meld now (the engine's word)."""
-    return choices.meld is not None and choices.meld.possible
-
-
-def check_discard(discard: DiscardChoice, picked: Sequence[Card]) -> tuple[Discard | None, str]:
-    """The Discard action for the picked cards, or ``None`` and what is still missing."""
-    n = discard.count
-    k = len(picked)
-    if k < n:
-        return None, f"pick {n - k} more card{'s' if n - k != 1 else ''} ({k}/{n})"
-    if k > n:
-        return None, f"{k} picked: unpick {k - n} ({k}/{n})"
-    return Discard(list(picked)), f"discard {', '.join(c.name for c in sorted(picked))} ({n}/{n})"
-
-
-def check_pay(choice: Choice, picked: Sequence[Card]) -> tuple[Action | None, str]:
-    """The ability of ``choice`` paid with the picked cards instead of its default ones, or
-    ``None`` and what is still missing. Cards of one suit play alike (R1.2); which of them
-    pays matters only for what opponents know of the hand."""
-    a = choice.ability
-    if a is None:
-        return None, "this choice is paid with no cards"
-    stray = [c for c in picked if c not in a.payable]
-    if stray:
-        return None, f"{stray[0].name} cannot pay for {a.name}"
-    k, n = len(picked), a.cost
-    if k != n:
-        return None, f"pick {n} {a.suit.title} card{'s' if n != 1 else ''} ({k}/{n})"
-    return a.action(list(picked), choice.target), f"pay with {', '.join(c.name for c in picked)} ({n}/{n})"
-
-
-def check_meld(meld: MeldChoice, picked: Sequence[Card]) -> tuple[Meld | None, str]:
-    """The Meld action for the picked cards, or ``None`` and what the meld still lacks (R7.1):
-    one card in each of the engine's meld slots."""
-    slots = meld.slots
-    filled = [sum(1 for c in picked if c in slot.cards) for slot in slots]
-    problems = []
-    missing = [slot for slot, n in zip(slots, filled, strict=True) if n == 0]
-    single = " ".join(slot.suits[0].letter for slot in missing if len(slot.suits) == 1)
-    if single:
-        problems.append("needs " + single)
-    problems += ["needs one of " + "/".join(s.letter for s in slot.suits) for slot in missing if len(slot.suits) > 1]
-    if any(n > 1 for n in filled):
-        problems.append("one card of each suit only")
-    stray = [c for c in picked if not any(c in slot.cards for slot in slots)]
-    if stray:
-        problems.append(f"{stray[0].name} does not belong in a meld")
-    need = len(slots)
-    if problems or len(picked) != need:
-        return None, f"{len(picked)}/{need}: " + ("; ".join(problems) or f"pick {need} cards")
-    return meld.action(list(picked)), f"meld {len(picked)} cards: +{meld.ct} CT, draw {meld.draw} (R7.2)"
 
 
 @dataclass

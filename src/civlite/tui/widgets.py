@@ -1,4 +1,4 @@
-"""The table's panels. Each one is drawn from a :class:`~civlite.engine.View` only."""
+"""The table's panels, each drawn from a :class:`~civlite.engine.View` only, and the compact layout."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.screen import Screen
 from textual.strip import Strip
 from textual.widgets import Button, OptionList, RichLog, SelectionList, Static
 from textual.widgets._toggle_button import ToggleButton
@@ -18,7 +19,7 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from ..engine import Action, Card, Choices, Suit, View
-from .session import Choice, check_discard, check_meld, check_pay, hand_by_suit
+from .choices import Choice, check_discard, check_meld, check_pay, hand_by_suit
 
 #: one colour per suit (R1.1), used everywhere a card is shown
 SUIT_STYLE: dict[Suit, str] = {
@@ -414,3 +415,20 @@ class DecisionPanel(Vertical):
             self.confirm()
         elif event.button.id == "back":
             self.back()
+
+
+class CompactLayout:
+    """A screen that switches to its compact layout (the ``compact`` class) below 110x36."""
+
+    #: below this size the table is compact: the decision first, CT totals on one line each
+    COMPACT_BELOW = (110, 36)
+
+    def _set_compact(self) -> bool:
+        """Switch the compact layout on or off for the terminal's size; True if it changed."""
+        assert isinstance(self, Screen)
+        w, h = self.app.size
+        compact = w < self.COMPACT_BELOW[0] or h < self.COMPACT_BELOW[1]
+        if compact == self.has_class("compact"):
+            return False
+        self.set_class(compact, "compact")
+        return True

@@ -1,0 +1,157 @@
+"""The screens over the table: help, the hot-seat hand-over, the quit question, the discard pile."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import ClassVar
+
+from rich.markdown import Markdown as RichMarkdown
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Center, Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Header, Label, Static
+
+from ..engine import Card
+from .choices import hand_by_suit
+from .session import Session
+from .widgets import SUIT_STYLE, cards_text
+
+
+def rules_text() -> str:
+    return resources.files("civlite.tui").joinpath("RULES.md").read_text(encoding="utf-8")
+
+
+def keys_table(keys: list[tuple[str, str]]) -> Table:
+    t = Table(title="Keys", show_header=False, box=None, padding=(0, 2))
+    t.add_column(style="bold cyan", no_wrap=True)
+    t.add_column()
+    for k, what in keys:
+        t.add_row(k, what)
+    return t
+
+
+class HelpScreen(ModalScreen[None]):
+    """The key bindings and the rules (from the RULES text shipped with the package)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark,f1", "dismiss_help", "Close")]
+
+    def __init__(self, keys: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.keys = keys
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box") as box:
+            box.border_title = "Help: keys and rules (esc closes)"
+            yield Static(keys_table(self.keys), id="help-keys")
+            yield Static(RichMarkdown(rules_text()), id="help-rules")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-box").focus()
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)
+
+
+class PassScreen(Screen[None]):
+    """Hot-seat hand-over: covers the whole table so the next human sees no other hand."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "ready", "I am ready"), Binding("q", "app.quit", "Quit")]
+
+    def __init__(self, seat: int, name: str, why: str = "") -> None:
+        super().__init__()
+        self.seat = seat
+        self.seat_name = name
+        self.why = why
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="pass-box"):
+            yield Label(f"Pass to seat {self.seat} ({self.seat_name})", id="pass-title")
+            yield Label(self.why or "The hands are hidden until that player is ready.", id="pass-why")
+            with Center():
+                yield Button(f"I am seat {self.seat}: show my hand (enter)", id="ready", variant="primary")
+        yield Footer()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_ready()
+
+    def action_ready(self) -> None:
+        self.dismiss(None)
+
+
+class QuitScreen(ModalScreen[bool]):
+    """Quit in the middle of a game? Says where the game is saved (or that it is not)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,q", "answer(True)", "Quit"),
+        Binding("n,escape", "answer(False)", "Stay"),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        s = self.session
+        if s.save_path is not None and s.save_error is None:
+            where = Text.assemble("The game is saved in ", (str(s.save_path), "bold"), ".\n",
+                                  ("civlite play --continue", "bold cyan"), " (or ",
+                                  (f"--resume {s.save_path}", "bold cyan"), ") plays on.")
+        else:
+            why = s.save_error or "no file to save to"
+            where = Text.assemble(("The game is NOT saved", "bold red"), f" ({why}).\nPress esc and s to save it.")
+        with Vertical(id="quit-box") as box:
+            box.border_title = "Quit the game?"
+            yield Static(where, id="quit-text")
+            with Horizontal(id="quit-buttons"):
+                yield Button("Quit (y)", id="quit-yes", variant="error")
+                yield Button("Stay (n)", id="quit-no", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#quit-no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "quit-yes")
+
+    def action_answer(self, quit_: bool) -> None:
+        self.dismiss(quit_)
+
+
+def pile_renderable(discard: tuple[Card, ...] | list[Card]) -> Table:
+    """The whole discard pile: by suit (how many and which), then every card, the top first."""
+    t = Table.grid(padding=(0, 1))
+    t.add_column(no_wrap=True)
+    t.add_column(ratio=1)
+    for suit, cards in hand_by_suit(list(discard)).items():
+        t.add_row(Text(f"{suit.letter} {suit.title} ×{len(cards)}", style=SUIT_STYLE[suit]),
+                  cards_text(cards, letter=False))
+    t.add_row("", "")
+    t.add_row(Text("top first", style="grey62"), cards_text(list(reversed(discard))))
+    return t
+
+
+class DiscardScreen(ModalScreen[None]):
+    """The discard pile is face up (R3.2): every card in it, for anyone at the table."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,v,q", "close", "Close")]
+
+    def __init__(self, discard: tuple[Card, ...] | list[Card]) -> None:
+        super().__init__()
+        self.discard = discard
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="pile-box") as box:
+            box.border_title = f"Discard pile: {len(self.discard)} cards, public (R3.2) · esc closes"
+            yield Static(pile_renderable(self.discard) if self.discard else Text("The discard pile is empty."),
+                         id="pile")
+
+    def on_mount(self) -> None:
+        self.query_one("#pile-box").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

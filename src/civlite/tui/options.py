@@ -1,0 +1,55 @@
+"""What the screens share: the bot delays on offer, the message that changes the delay, the key lists."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+#: bot delays (seconds) offered by the speed setting, fastest first
+SPEEDS: tuple[float, ...] = (0.0, 0.1, 0.3, 0.6, 1.0, 2.0)
+
+
+def step_speed(delay: float, step: int) -> float:
+    """The offered delay ``step`` places from the one nearest ``delay``: -1 faster, +1 slower."""
+    idx = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - delay))
+    return SPEEDS[max(0, min(len(SPEEDS) - 1, idx + step))]
+
+
+class BotDelayChanged(Message):
+    """The player chose another bot delay (seconds); the app keeps it for the tables to come."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay = delay
+
+
+#: the keys of the table, shown by its help screen
+TABLE_KEYS: list[tuple[str, str]] = [
+    ("1 … 9", "answer with that choice"),
+    ("↑ ↓ enter", "move in the choice list and answer"),
+    ("p", "pass (action or meld phase)"),
+    ("m", "open the meld builder (meld phase)"),
+    ("y", "choose which cards pay for the highlighted ability"),
+    ("space", "pick / unpick a card (discard picker, meld builder, pay picker)"),
+    ("c", "confirm the picked cards"),
+    ("esc", "leave the meld builder or the pay picker"),
+    ("d / l / tab", "focus the decision / the log / the next panel"),
+    ("v", "the whole discard pile (it is public, R3.2)"),
+    ("a", "automatic meld pass on / off for you: passes your meld phase when no meld is possible (R9.1)"),
+    ("+ / -", "bots move faster / slower"),
+    ("s", "save the game now (it is also saved after every move)"),
+    ("r / n", "results / new game (when the game is over)"),
+    ("ctrl+p", "the command palette: every command by name"),
+    ("? or f1", "this help"),
+    ("q", "quit (asks first in the middle of a game; civlite play --continue plays on)"),
+]
+#: the keys of the replay screen
+REPLAY_KEYS: list[tuple[str, str]] = [
+    ("→ or n", "next action"),
+    ("← or b", "previous action"),
+    ("home / end", "first / last position"),
+    ("t", "jump to the next turn"),
+    ("v", "view as the next seat (or spectator)"),
+    ("x", "the whole discard pile"),
+    ("? or f1", "this help"),
+    ("q", "quit"),
+]

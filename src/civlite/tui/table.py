@@ -1,0 +1,451 @@
+"""The table: a game played by humans (hot-seat) and bots, and its results at the end."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Header, Static
+
+from ..engine import IllegalActionError, Pass, StaleDecisionError
+from .choices import choices_for, meld_possible
+from .dialogs import DiscardScreen, HelpScreen, PassScreen
+from .options import TABLE_KEYS, BotDelayChanged, step_speed
+from .session import Session, event_line, loggable, new_autosave_path
+from .widgets import (
+    CompactLayout,
+    DecisionPanel,
+    LogPanel,
+    Panel,
+    abilities_renderable,
+    cards_text,
+    hand_renderable,
+    opponents_renderable,
+    piles_renderable,
+    race_renderable,
+    seat_ct,
+)
+
+
+class TableScreen(CompactLayout, Screen[None]):
+    """The table, seen by one seat at a time (``viewer``), with the bots playing in between."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark,f1", "help", "Help"),
+        Binding("p", "pass_turn", "Pass"),
+        Binding("m", "meld_builder", "Meld"),
+        Binding("y", "pay_picker", "Pay with…", show=False),
+        Binding("c", "confirm", "Confirm"),
+        Binding("escape", "back", "Back", show=False),
+        Binding("d", "focus_decision", "Decision", show=False),
+        Binding("l", "focus_log", "Log", show=False),
+        Binding("v", "discard_pile", "Discard pile"),
+        Binding("a", "auto_meld", "Auto-pass meld", show=False),
+        Binding("plus,equals_sign", "faster", "Faster", show=False),
+        Binding("minus", "slower", "Slower", show=False),
+        Binding("s", "save", "Save", show=False),
+        Binding("r", "results", "Results"),
+        Binding("n", "new_game", "New game"),
+        Binding("q", "app.quit", "Quit"),
+        *(Binding(str(i), f"pick({i - 1})", str(i), show=False) for i in range(1, 10)),
+    ]
+
+    class NewGame(Message):
+        """The game is over and the player asks for a new one (the set-up screen)."""
+
+    def __init__(self, session: Session, *, delay: float = 0.6, autosave_dir: Path | None = None) -> None:
+        super().__init__()
+        self.session = session
+        #: seconds a bot waits before it moves
+        self.delay = delay
+        #: where a game with no file of its own is saved by ``s``
+        self.autosave_dir = autosave_dir
+        humans = session.humans
+        # one human: always that seat; none: a spectator; hot-seat: chosen at each hand-over
+        self.viewer: int | None = humans[0] if len(humans) == 1 else None
+        self.hot_seat = len(humans) > 1
+        self.handing_over = False
+        self.results_shown = False
+        self._save_error_shown: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="table"):
+            with VerticalScroll(id="left"):
+                yield Panel("CT race", id="race")
+                yield Panel("Opponents", id="opponents")
+                yield Panel("Deck and discard (R3)", id="piles")
+                yield Panel("Your hand", id="hand")
+                yield Panel("Abilities", id="abilities")
+            with Vertical(id="right"):
+                yield DecisionPanel(id="decision")
+                yield LogPanel(id="log")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for note in self.session.notices:
+            self.notify(note, severity="warning", timeout=8)
+        self._set_compact()
+        self._reset_log()
+        self.refresh_table()
+        self.after_step()
+
+    def on_resize(self) -> None:
+        if self._set_compact():
+            self.refresh_table()
+
+    # -- drawing ---------------------------------------------------------------
+    def names(self) -> list[str]:
+        return self.session.names
+
+    def refresh_table(self) -> None:
+        view = self.session.view(self.viewer)
+        names = self.names()
+        who = "spectator" if self.viewer is None else f"seat {self.viewer} ({names[self.viewer]})"
+        self.title = "Civ Lite: Ancients"
+        auto = ""
+        if self.viewer is not None and not self.session.is_bot(self.viewer):
+            auto = f" · auto-pass meld {'on' if self.viewer in self.session.auto_pass_meld else 'off'}"
+        self.sub_title = (f"{who} · turn {view.turn} · rules {view.rules.name} · "
+                          f"bot delay {self.delay:g}s{auto}")
+        compact = self.has_class("compact")
+        self.query_one("#race", Panel).update(race_renderable(view, names, compact=compact))
+        self.query_one("#opponents", Panel).update(opponents_renderable(view, names))
+        self.query_one("#piles", Panel).update(piles_renderable(view, compact=compact))
+        hand = self.query_one("#hand", Panel)
+        hand.border_title = f"Your hand ({len(view.hand)} cards)" if view.seat is not None else "Hand"
+        hand.update(hand_renderable(view))
+        self.query_one("#abilities", Panel).update(abilities_renderable(view, self.session.choices(self.viewer)))
+        self._show_decision()
+
+    def _show_decision(self) -> None:
+        self._update_decision()
+        self.refresh_bindings()
+
+    def _update_decision(self) -> None:
+        s = self.session
+        panel = self.query_one(DecisionPanel)
+        view = s.view(self.viewer)
+        names = self.names()
+        if view.over:
+            if view.winner is not None:
+                text = Text(f"Game over: {names[view.winner]} wins with {seat_ct(view, view.winner)} CT "
+                            f"on turn {view.turn} (R8.1).", style="bold green")
+            else:
+                text = Text(f"Game over: the turn limit is reached, a draw between "
+                            f"{', '.join(names[i] for i in view.drawn)} (R8.2).", style="bold")
+            text.append_text(Text.from_markup("\n\n[b]r[/b] shows the standings and every hand, "
+                                              "[b]n[/b] starts a new game, [b]q[/b] quits."))
+            panel.show_over(text)
+            return
+        p = view.pending
+        assert p is not None
+        if self.handing_over or self.viewer != p.player or s.is_bot(p.player):
+            what = p.kind.replace("_", " ")
+            panel.show_wait(Text(f"Waiting for {names[p.player]} (seat {p.player}): {what}…"))
+            return
+        options = s.choices(self.viewer)
+        listed = choices_for(options, names)
+        if options.kind == "action":
+            panel.show_choices(view, options, "[b]Your action[/b] (R4.2): activate one ability or pass "
+                               "([b]y[/b]: choose which cards pay)", listed)
+        elif options.kind == "meld":
+            panel.show_choices(view, options, "[b]Meld phase[/b] (R4.3): meld 7 cards or pass", listed)
+        elif options.take is not None:
+            where = "deck (R5.2)" if options.take.source == "deck" else "discard pile (R5.3)"
+            panel.show_choices(view, options, f"[b]{options.ability or p.kind}[/b]: take one card from the {where}",
+                               listed)
+        elif options.discard is not None:
+            d = options.discard
+            panel.show_picker(view, options, "discard", Text.assemble(
+                (f"Discard exactly {d.count}", "bold"), f": {d.reason}; ", ("space", "bold"), " picks, ",
+                ("c", "bold"), " confirms"))
+        else:  # a decision kind this table does not know
+            panel.show_wait(Text(f"unknown decision {p.kind!r}"))
+
+    # -- the flow of the game --------------------------------------------------
+    def after_step(self) -> None:
+        """Decide what happens next: the game is over, a bot moves, or a human (maybe after a hand-over)."""
+        s = self.session
+        self._report_save_error()
+        p = s.to_move
+        if p is None:
+            self.refresh_table()
+            if not self.results_shown:
+                self.results_shown = True
+                self.action_results()
+            return
+        if s.is_bot(p):
+            self.run_bots()
+            return
+        if self._auto_pass_meld(p):
+            return
+        if self.hot_seat and p != self.viewer:
+            self.handing_over = True
+            self.refresh_table()
+            kind = s.game.pending.kind if s.game.pending else ""
+            why = f"Seat {p} decides: {kind.replace('_', ' ')}." if kind else ""
+            self.app.push_screen(PassScreen(p, s.label(p), why), callback=lambda _: self._handed_over(p))
+            return
+        self.refresh_table()
+
+    def _auto_pass_meld(self, seat: int) -> bool:
+        """R9.1: pass ``seat``'s meld decision by itself when its setting is on and no meld is possible."""
+        s = self.session
+        p = s.game.pending
+        if p is None or p.kind != "meld" or seat not in s.auto_pass_meld or meld_possible(s.choices(seat)):
+            return False
+        events = s.apply(Pass())
+        self._log_events(events)
+        self.notify(f"{s.label(seat)}: no meld is possible, passed by itself (a turns this off)",
+                    timeout=3)
+        self.after_step()
+        return True
+
+    def _report_save_error(self) -> None:
+        err = self.session.save_error
+        if err and err != self._save_error_shown:
+            self.notify(err + " (s tries again)", severity="error", title="Not saved", timeout=10)
+        self._save_error_shown = err
+
+    def _handed_over(self, seat: int) -> None:
+        self.handing_over = False
+        self.set_viewer(seat)
+
+    def set_viewer(self, seat: int | None) -> None:
+        self.viewer = seat
+        self._reset_log()
+        self.refresh_table()
+
+    def _reset_log(self) -> None:
+        """The whole log again, as the viewing seat may read it (after a hot-seat hand-over)."""
+        log = self.query_one(LogPanel)
+        g = self.session.game
+        log.clear()
+        you = f"You are {self.session.label(self.viewer)} (seat {self.viewer})" if self.viewer is not None else "Watching"
+        log.write(Text(f"A game of {g.num_players} seats, rules {g.rules.name!r}. {you}.", style="grey62"))
+        for line in self.session.log_lines(self.viewer):
+            log.add_line(line)
+
+    def _log_events(self, events: list[Any]) -> None:
+        log = self.query_one(LogPanel)
+        names = self.session.names
+        for e in loggable(events):
+            log.add_line(event_line(e, self.viewer, names))
+
+    @work(exclusive=True, group="bots")
+    async def run_bots(self) -> None:
+        s = self.session
+        shown = False
+        while (p := s.to_move) is not None and s.is_bot(p):
+            delay = self.delay
+            if delay > 0 or not shown:  # at speed 0 the table is drawn only when the bots are done
+                self.refresh_table()
+                shown = True
+            await asyncio.sleep(delay)
+            # search bots think in a thread so that the table stays responsive
+            action = await asyncio.to_thread(s.bot_action)
+            if s.to_move != p:  # pragma: no cover - the game moved on meanwhile
+                return
+            self._log_events(s.apply(action))
+        self.after_step()
+
+    def on_decision_panel_chosen(self, message: DecisionPanel.Chosen) -> None:
+        message.stop()
+        self.play(message.action, message.decision)
+
+    def play(self, action: Any, decision: int | None = None) -> bool:
+        """Apply the viewing human's action; an illegal one is refused with its rule."""
+        s = self.session
+        p = s.to_move
+        if p is None or p != self.viewer or s.is_bot(p) or self.handing_over:
+            return False
+        try:
+            events = s.apply(action, decision)
+        except StaleDecisionError:
+            self.notify("That answer came late: this decision was already answered, the table has moved on.",
+                        severity="warning")
+            return False
+        except IllegalActionError as e:
+            self.notify(str(e), severity="error", title="Not allowed")
+            return False
+        self._log_events(events)
+        self.after_step()
+        return True
+
+    # -- key actions -------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Show only the keys that do something now (the footer is short at 80 columns)."""
+        panel = self.query_one(DecisionPanel) if self.is_mounted else None
+        mode = panel.mode if panel is not None else ""
+        if action == "pass_turn":
+            return panel is not None and mode == "choices" and any(c.key == "pass" for c in panel.choices)
+        if action == "meld_builder":
+            return panel is not None and mode == "choices" and any(c.key == "build" for c in panel.choices)
+        if action == "confirm":
+            return mode in ("discard", "meld", "pay")
+        if action in ("new_game", "results"):
+            return mode == "over"
+        return True
+
+    def action_pick(self, index: int) -> None:
+        self.query_one(DecisionPanel).pick(index)
+
+    def action_pass_turn(self) -> None:
+        self.query_one(DecisionPanel).choose_key("pass")
+
+    def action_meld_builder(self) -> None:
+        if not self.query_one(DecisionPanel).open_meld_builder():
+            self.notify("the meld builder opens in your meld phase with the cards for a meld", timeout=3)
+
+    def action_pay_picker(self) -> None:
+        if not self.query_one(DecisionPanel).open_pay_picker():
+            self.notify("y picks which cards pay for the highlighted ability, when you hold more of "
+                        "its suit than it costs", timeout=3)
+
+    def action_confirm(self) -> None:
+        self.query_one(DecisionPanel).confirm()
+
+    def action_back(self) -> None:
+        self.query_one(DecisionPanel).back()
+
+    def action_focus_decision(self) -> None:
+        panel = self.query_one(DecisionPanel)
+        for w in ("#choices", "#picker"):
+            widget = panel.query_one(w)
+            if widget.display:
+                widget.focus()
+                return
+
+    def action_focus_log(self) -> None:
+        self.query_one(LogPanel).focus()
+
+    def action_faster(self) -> None:
+        self._change_speed(-1)
+
+    def action_slower(self) -> None:
+        self._change_speed(+1)
+
+    def _change_speed(self, step: int) -> None:
+        self.delay = step_speed(self.delay, step)
+        self.notify(f"bot delay {self.delay:g} s", timeout=2)
+        self.post_message(BotDelayChanged(self.delay))
+        self.refresh_table()
+
+    def action_save(self) -> None:
+        path = self.session.save_path or new_autosave_path(self.autosave_dir)
+        try:
+            self.session.save(path)
+        except OSError as e:
+            self.notify(f"cannot save to {path}: {e.strerror}", severity="error")
+            return
+        self.session.save_path = path
+        self.session.save_error = None
+        self._save_error_shown = None
+        self.notify(f"saved to {path} (civlite replay {path})", title="Saved")
+
+    def action_new_game(self) -> None:
+        if self.session.game.is_over:
+            self.post_message(self.NewGame())
+
+    def action_results(self) -> None:
+        if self.session.game.is_over and not isinstance(self.app.screen, ResultsScreen):
+            self.app.push_screen(ResultsScreen(self))
+
+    def action_discard_pile(self) -> None:
+        if not isinstance(self.app.screen, DiscardScreen):
+            self.app.push_screen(DiscardScreen(self.session.view(self.viewer).discard))
+
+    def action_auto_meld(self) -> None:
+        """Turn the automatic meld pass on or off for the seat at the screen (a player's setting, R9.1)."""
+        seat = self.viewer
+        s = self.session
+        if seat is None or s.is_bot(seat):
+            self.notify("the automatic meld pass is a setting of the player at the screen", timeout=3)
+            return
+        on = seat not in s.auto_pass_meld
+        (s.auto_pass_meld.add if on else s.auto_pass_meld.discard)(seat)
+        self.notify(f"automatic meld pass {'on' if on else 'off'} for {s.label(seat)}", timeout=3)
+        self.refresh_table()
+        if on and s.to_move == seat and not self.handing_over:
+            self._auto_pass_meld(seat)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(TABLE_KEYS))
+
+
+def results_renderable(session: Session) -> Group:
+    """The end of a game: who won and how, the standings by CT, and every hand, now revealed."""
+    g = session.game
+    v = session.view(None)
+    names = session.names
+    ct = [seat_ct(v, i) for i in range(v.num_players)]
+    if v.winner is not None:
+        head = Text(f"{names[v.winner]} wins with {ct[v.winner]} CT on turn {v.turn} (R8.1).", style="bold green")
+    else:
+        head = Text(f"Turn limit reached on turn {v.turn}: a draw between "
+                    f"{', '.join(names[i] for i in v.drawn)} (R8.2).", style="bold")
+    t = Table(box=None, padding=(0, 1), expand=True, title="Standings", title_justify="left", title_style="bold")
+    t.add_column("#", justify="right", no_wrap=True)
+    t.add_column("player", no_wrap=True)
+    t.add_column("CT", justify="right", no_wrap=True)
+    t.add_column("hand (revealed)", ratio=1)
+    order = sorted(range(v.num_players), key=lambda i: (-ct[i], i))
+    rank = 0
+    for n, seat in enumerate(order):
+        if n == 0 or ct[seat] != ct[order[n - 1]]:
+            rank = n + 1
+        hand = sorted(g.hand(seat)) if g.is_over else []  # the game is over: every hand is shown
+        style = "bold green" if seat == v.winner or seat in v.drawn else ""
+        t.add_row(str(rank), Text(names[seat], style=style), str(ct[seat]),
+                  cards_text(hand) if hand else Text("(no cards)", style="grey50"))
+    foot = Text(f"Deck {v.deck_size} · discard pile {len(v.discard)} (v shows it)", style="grey62")
+    return Group(head, Text(""), t, Text(""), foot)
+
+
+class ResultsScreen(ModalScreen[None]):
+    """The game is over: the standings and every hand revealed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,r", "close", "Back to the table"),
+        Binding("v", "discard_pile", "Discard pile"),
+        Binding("n", "new_game", "New game"),
+        Binding("s", "save", "Save"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, table: TableScreen) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="results-box") as box:
+            box.border_title = "Game over"
+            yield Static(results_renderable(self.table.session), id="results")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#results-box").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_discard_pile(self) -> None:
+        self.table.action_discard_pile()
+
+    def action_save(self) -> None:
+        self.table.action_save()
+
+    def action_new_game(self) -> None:
+        self.dismiss(None)
+        self.table.action_new_game()
