@@ -1,0 +1,147 @@
+"""The documentation (docs/, built as a site by mkdocs.yml): every page is in the site's
+navigation, every Python example runs, every rule-set example loads, and the tables that
+copy facts from the code or from benchmarks/results say what those hold."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+from test_readme import run_python_blocks
+
+DOCS = ROOT / "docs"
+
+
+def page(name: str) -> str:
+    return (DOCS / name).read_text()
+
+
+def nav_pages() -> list[str]:
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    out: list[str] = []
+
+    def walk(items: object) -> None:
+        if isinstance(items, list):
+            for x in items:
+                walk(x)
+        elif isinstance(items, dict):
+            for v in items.values():
+                walk(v)
+        elif isinstance(items, str):
+            out.append(items)
+
+    walk(config["nav"])
+    return out
+
+
+def test_every_page_is_in_the_navigation_and_exists() -> None:
+    nav = nav_pages()
+    pages = sorted(str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md"))
+    assert sorted(nav) == pages
+
+
+def test_internal_links_resolve() -> None:
+    for p in DOCS.rglob("*.md"):
+        for link in re.findall(r"\]\(([^)#\s]+\.md)(?:#[^)]*)?\)", p.read_text()):
+            if "://" not in link:
+                assert (p.parent / link).resolve().exists(), f"{p.relative_to(ROOT)} links to missing {link}"
+
+
+def test_engine_guide_examples_run() -> None:
+    text = page("engine/index.md")
+    assert ">>>" in text
+    assert run_python_blocks(text, "docs/engine/index.md") >= 1
+
+
+def test_research_examples_run() -> None:
+    for module in ("numpy", "gymnasium", "pettingzoo", "pyspiel"):
+        pytest.importorskip(module)
+    assert run_python_blocks(page("researchers/index.md"), "docs/researchers/index.md") >= 4
+
+
+def test_rule_set_examples_load() -> None:
+    from civlite.engine import RuleSet
+
+    blocks = re.findall(r"```toml\n(.*?)```", page("designers/rules.md"), flags=re.S)
+    assert len(blocks) >= 2
+    for block in blocks:
+        rules = RuleSet.from_dict(tomllib.loads(block))
+        assert rules.to_toml()
+    windfall = RuleSet.from_dict(tomllib.loads(blocks[0]))
+    assert windfall.victory_ct == 15 and "Windfall" in [a.name for a in windfall.abilities]
+
+
+def test_bots_page_shows_the_ladder_as_measured() -> None:
+    ladder = (ROOT / "benchmarks/results/ladder/ladder.md").read_text()
+    text = page("bots.md")
+    for line in ladder.splitlines():
+        if line.startswith("|"):
+            assert line in text, f"docs/bots.md differs from ladder.md: {line}"
+
+
+def offset(formula: str, n: int, k: int = 0) -> int:
+    """``"60 + 11n"`` or ``"8 + 10k"`` for ``n`` seats (seat ``k``)."""
+    total = 0
+    for term in formula.replace(" ", "").split("+"):
+        if term[-1] in "nk":
+            total += int(term[:-1] or 1) * (n if term[-1] == "n" else k)
+        else:
+            total += int(term)
+    return total
+
+
+def test_observation_table_matches_the_vector() -> None:
+    from civlite.engine import Game, obs_size
+
+    rows = re.findall(r"^\| ([0-9n k+]+) \| (\d+) \| (n|\d+) \| ([^|]+) \|", page("researchers/observation.md"),
+                      flags=re.M)
+    assert rows
+    for n in range(2, 9):
+        at = 0
+        for formula, at_two, width, slot in rows:
+            w = n if width == "n" else int(width)
+            if "k" in formula:  # one row per seat: the seat block repeats n times, 10 values each
+                assert offset(formula, n) == at, (n, slot)
+                at += w
+                if slot.strip().startswith("seat *k*: known"):
+                    at += 10 * (n - 1)
+                continue
+            start = offset(formula, n)
+            assert start == at, (n, slot)
+            if n == 2:
+                assert int(at_two) == start, slot
+            at += w
+        assert at == obs_size(n), n
+    g = Game(3, seed=4)
+    from civlite.rl.encoding import encode_game
+
+    x = encode_game(g, 0)
+    assert x[8 + 10 * 3] == g.view(0).deck_size  # "deck" at 8 + 10n
+    assert x[62 + 12 * 3] == g.rules.victory_ct  # "victory CT" at 62 + 12n
+
+
+def test_terminal_keys_are_the_apps() -> None:
+    pytest.importorskip("textual")
+    from civlite.tui.options import REPLAY_KEYS, TABLE_KEYS
+
+    text = page("players/terminal.md")
+    for key, what in (*TABLE_KEYS, *REPLAY_KEYS):
+        assert f"| `{key}` | {what} |" in text, key
+
+
+def test_hosting_limits_are_the_servers() -> None:
+    pytest.importorskip("fastapi")
+    from civlite.server import app, guard, protocol, run
+    from civlite.server.tables import MAX_BOT_SECONDS
+
+    text = page("hosting.md")
+    assert f"| {app.RATE_LIMIT:g} | messages a second" in text
+    assert f"{app.TABLES_PER_MINUTE:g} a minute" in text
+    assert f"{app.CONNECTIONS_PER_ADDRESS} per address" in text and f"{app.MAX_CONNECTIONS:,} in all" in text
+    assert run.WS_MAX_SIZE == guard.MAX_BODY == 64 * 1024 and "| one WebSocket frame | 64 KiB |" in text
+    assert f"nested at most {protocol.MAX_DEPTH} deep" in text
+    assert f"`seconds={MAX_BOT_SECONDS:g}`" in text
