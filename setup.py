@@ -1,4 +1,4 @@
-"""Builds civlite; compiles the engine's hot modules with mypyc (metadata: pyproject.toml).
+"""Builds civlite; compiles the engine's hot modules (and the AEC core beside them) with mypyc (metadata: pyproject.toml).
 
 The modules are listed in ``src/civlite/engine/_compiled.py``. Compiling is an
 optimisation: ``CIVLITE_PURE=1`` at install time, or a machine without a C compiler or
@@ -18,7 +18,8 @@ from typing import Any
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-ENGINE = Path("src/civlite/engine")
+PACKAGE = Path("src/civlite")
+ENGINE = PACKAGE / "engine"
 compiled = runpy.run_path(str(ENGINE / "_compiled.py"))
 STAMP = ENGINE / compiled["STAMP"]
 
@@ -49,10 +50,10 @@ if os.environ.get("CIVLITE_PURE", "") in ("", "0"):
         _warn(f"mypyc is not importable: {e}")
     else:
         ext_modules = mypycify(
-            [str(ENGINE / f"{m}.py") for m in compiled["MODULES"]],
+            [str(compiled["module_path"](PACKAGE, m)) for m in compiled["MODULES"]],
             opt_level="3",
             group_name="civlite_engine",
         )
-        STAMP.write_text(compiled["source_digest"](ENGINE) + "\n")
+        STAMP.write_text(compiled["source_digest"](PACKAGE) + "\n")
 
 setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})

@@ -11,7 +11,7 @@ random legal action, ``step``) on ``raw_env()`` and ``env()``, with and without
 
 Ratios are medians of each round's ratio to the engine loop run in that round. (Earlier
 versions also replaced the environment's ``observe`` to price the observation; the
-environment's calls now run compiled in ``civlite.engine.aec.AECCore``, which does not go
+environment's calls now run compiled in ``civlite.rl.aec.AECCore``, which does not go
 through the instance's ``observe``.)
 
     taskset -c 1 python benchmarks/rl_floor.py --seconds 3 --rounds 3 --out benchmarks/results/rl_floor.json

@@ -9,7 +9,7 @@ import pytest
 from civlite.bots import Bot, RandomBot, decide, make_bot, play_step
 from civlite.bots.heuristic import HeuristicBot
 from civlite.bots.ismcts import ISMCTSBot
-from civlite.engine import Game, RuleSet, View, sample_world
+from civlite.engine import Game, GameRecord, RuleSet, View, sample_world
 
 
 def advance(game: Game, steps: int, seed: int) -> Game:
@@ -76,7 +76,7 @@ def test_decide_returns_concrete_legal_actions() -> None:
     bots = [make_bot("heuristic", seed=p) for p in range(3)]
     while not g.over:
         g.apply(decide(bots[g.to_move], g))  # type: ignore[index]
-    assert g.record().replay().winner == g.winner
+    assert GameRecord.of(g).replay().winner == g.winner
 
 
 def test_heuristic_beats_random() -> None:
@@ -328,7 +328,7 @@ def test_discard_on_game_takes_the_policys_steps() -> None:
                 assert discard_on_game(a, a.legal_ids(), ev) == k
                 for _ in range(k):
                     b.apply_id(policy_on_game(b, b.legal_ids(), ev))
-                assert a.record().to_json() == b.record().to_json()
+                assert GameRecord.of(a).to_json() == GameRecord.of(b).to_json()
                 c = g.clone()
                 assert discard_on_game(c, c.legal_ids(), ev, limit=1) == 1 and c.discard_steps_left == k - 1
                 checked += 1

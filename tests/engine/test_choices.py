@@ -14,6 +14,7 @@ from civlite.engine import (
     DecisionKind,
     Discard,
     Game,
+    GameRecord,
     IllegalActionError,
     Pass,
     RuleSet,
@@ -154,7 +155,7 @@ def test_decision_numbers_and_stale_answers() -> None:
         g.apply(Take(Card("Greeks")), decision=3)
     assert g.decision_number == 3
     assert g.clone().decision_number == 3
-    assert g.record().replay().decision_number == 3
+    assert GameRecord.of(g).replay().decision_number == 3
 
 
 def test_choices_json_and_errors() -> None:

@@ -18,6 +18,7 @@ from civlite.engine import (
     Discard,
     Event,
     Game,
+    GameRecord,
     Meld,
     Outcome,
     Pass,
@@ -276,8 +277,8 @@ def test_a_quiet_game_builds_no_events_and_plays_the_same() -> None:
             for s in range(n):
                 assert quiet.view(s) == loud.view(s)
         assert quiet.is_over and quiet.outcome() == loud.outcome()
-        assert quiet.record().to_json() == loud.record().to_json()
-        assert quiet.record().replay().state_json() == loud.state_json()
+        assert GameRecord.of(quiet).to_json() == GameRecord.of(loud).to_json()
+        assert GameRecord.of(quiet).replay().state_json() == loud.state_json()
 
 
 def test_copies_keep_quiet_and_search_copies_are_quiet() -> None:
@@ -319,7 +320,7 @@ def test_games_pickle_and_play_on_identically() -> None:
         for s in (None, *range(n)):  # views and choices travel too (bots in other processes)
             assert pickle.loads(pickle.dumps(g.view(s))) == g.view(s)
             assert pickle.loads(pickle.dumps(g.choices(s))) == g.choices(s)
-        assert h.record().to_json() == g.record().to_json()
+        assert GameRecord.of(h).to_json() == GameRecord.of(g).to_json()
         while not g.is_over:
             ids = g.legal_ids()
             assert h.legal_ids() == ids

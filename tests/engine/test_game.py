@@ -59,7 +59,7 @@ def test_r2_set_up_events_open_the_log() -> None:
     assert set(draw.secret) <= set(g.hands[2]) and draw.seen_by == (2,)
     assert draw.for_seat(0).secret == () and draw.for_seat(2).secret == draw.secret  # R4.1: only the drawer
     assert g.clone().opening_events == g.opening_events
-    first, *rest = g.record().replay_events()
+    first, *rest = GameRecord.of(g).replay_events()
     assert first == (None, list(g.opening_events)) and len(rest) == 0
     # a position that starts at its Rise opens with it; one that starts later has no set-up events
     assert [e.kind for e in pos([["Greeks"], ["Romans"]], deck=["Goths", "Huns"], phase="rise").opening_events] == [
@@ -331,7 +331,7 @@ def test_record_replays_positions_too(tmp_path: Any) -> None:
     g.apply(Basic(["Spearmen"]))
     g.apply(Pass())
     path = tmp_path / "r.json"
-    g.record().save(path)
+    GameRecord.of(g).save(path)
     again = GameRecord.load(path).replay()
     assert again.state_json() == g.state_json()
 

@@ -147,7 +147,7 @@ def play_one(index: int, deep: bool) -> None:
         assert g.ct[g.winner] >= rules.victory_ct
     else:
         assert g.turn >= rules.turn_limit and g.drawn
-    record = GameRecord.from_json(g.record().dumps())
+    record = GameRecord.from_json(GameRecord.of(g).dumps())
     again = record.replay()
     assert again.state_json() == g.state_json()
     assert again._knower == g._knower

@@ -436,7 +436,7 @@ def test_pettingzoo_agent_iter_stops_at_max_iter_and_refuses_a_skipped_step() ->
 
 
 def test_aec_core_refuses_mismatched_seats_and_buffers() -> None:
-    from civlite.engine import AECCore
+    from civlite.rl.aec import AECCore
     from civlite.rl.encoding import ObservationBuffer
 
     g = Game(2, seed=1)

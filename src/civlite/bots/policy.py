@@ -1,6 +1,6 @@
 """``policy``: a small learned network, run in numpy.
 
-The network maps :func:`civlite.rl.encoding.encode_view` of the seat's view (through
+The network maps :func:`civlite.bots.encoding.encode_view` of the seat's view (through
 :func:`features`) to one score per compact action; the illegal actions are masked out
 and the best legal one is played (``sample=1``: drawn from the softmax instead). It was
 trained by ``examples/train_policy.py`` (MaskablePPO from sb3-contrib, against the
@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import NUM_ACTIONS, View
-from ..rl.encoding import encode_view, obs_size
+from ..engine import NUM_ACTIONS, View, obs_size
 from . import Bot, register
+from .encoding import encode_view
 
 WEIGHTS = Path(__file__).with_name("policy.npz")
 #: encoding values are clipped here, then scaled by FEATURE_SCALE (counts to about 0..10)

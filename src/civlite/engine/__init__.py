@@ -18,7 +18,6 @@ from .actions import (
     Take,
     action_from_json,
 )
-from .aec import AECCore
 from .cards import CARDS, MAJOR_SUITS, MINOR_SUITS, SUIT_OF, SUITS, Card, Suit, UnknownCardError
 from .chance import ChanceSource
 from .choices import AbilityChoice, Choices, DiscardChoice, MeldChoice, MeldSlot, TakeChoice
@@ -64,7 +63,6 @@ __all__ = [
     "SUITS",
     "SUIT_OF",
     "TAKE_BASE",
-    "AECCore",
     "Ability",
     "AbilityChoice",
     "Action",

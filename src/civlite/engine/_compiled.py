@@ -23,20 +23,32 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-#: the engine modules compiled by mypyc (``setup.py`` compiles exactly these)
-MODULES = ("codec", "effects", "handlers", "state", "resolution", "view", "determinize", "game", "numeric", "aec")
+#: the modules compiled by mypyc, in one group (``setup.py`` compiles exactly these), named
+#: under the ``civlite`` package: the engine's hot modules, and the research interfaces'
+#: per-step core, which calls the engine natively from inside the group
+MODULES = ("engine.codec", "engine.effects", "engine.handlers", "engine.state", "engine.resolution", "engine.view",
+           "engine.determinize", "engine.game", "engine.numeric", "rl.aec")
 #: the file beside the modules that records the digest of the source they were compiled from
 STAMP = "_compiled.sha256"
 _HERE = Path(__file__).resolve().parent
+#: the ``civlite`` folder, under which :data:`MODULES` are named
+_ROOT = _HERE.parent
 _PACKAGE = __name__.rpartition(".")[0]
+_TOP = _PACKAGE.rpartition(".")[0]
 
 
-def source_digest(folder: Path = _HERE) -> str:
-    """SHA-256 over the Python source of :data:`MODULES` (in that order)."""
+def module_path(root: Path, module: str) -> Path:
+    """The source file of ``module`` (a name of :data:`MODULES`) under the ``civlite`` folder ``root``."""
+    return root.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def source_digest(root: Path = _ROOT) -> str:
+    """SHA-256 over the Python source of :data:`MODULES` (in that order), under the
+    ``civlite`` folder ``root``."""
     h = hashlib.sha256()
     for m in MODULES:
         h.update(m.encode())
-        h.update((folder / f"{m}.py").read_bytes())
+        h.update(module_path(root, m).read_bytes())
     return h.hexdigest()
 
 
@@ -49,10 +61,10 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
                   ) -> importlib.machinery.ModuleSpec | None:
-        package, _, name = fullname.rpartition(".")
-        if package != _PACKAGE or name not in MODULES:
+        top, _, name = fullname.partition(".")
+        if top != _TOP or name not in MODULES:
             return None
-        return importlib.util.spec_from_file_location(fullname, _HERE / f"{name}.py")
+        return importlib.util.spec_from_file_location(fullname, module_path(_ROOT, name))
 
 
 def choose() -> str | None:
@@ -83,9 +95,15 @@ def choose() -> str | None:
 
 
 def is_compiled() -> bool:
-    """Whether every module of :data:`MODULES` was loaded from its compiled extension."""
-    mods = [sys.modules.get(f"{_PACKAGE}.{m}") for m in MODULES]
-    return all(m is not None and not (m.__file__ or ".py").endswith(".py") for m in mods)
+    """Whether the engine's modules of :data:`MODULES`, and any other of them imported so
+    far, were loaded from their compiled extensions."""
+    for m in MODULES:
+        mod = sys.modules.get(f"{_TOP}.{m}")
+        if mod is None and m.startswith("engine."):
+            return False
+        if mod is not None and (mod.__file__ or ".py").endswith(".py"):
+            return False
+    return True
 
 
 #: why the engine runs from its Python source here (``None``: compiled, if built); decided

@@ -22,15 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .actions import Action, Advanced, Basic, IllegalActionError, Meld
 from .cards import CARDS, SUIT_LETTERS, SUIT_OF, Card, Suit
 from .decisions import DecisionKind
 from .rules import Ability
-
-if TYPE_CHECKING:
-    from .game import Game
+from .state import GameState
 
 
 def _names(cards: Sequence[Card]) -> list[str]:
@@ -180,7 +178,7 @@ def sorted_cards(ids: Sequence[int]) -> tuple[Card, ...]:
     return tuple(CARDS[c] for c in sorted(ids))
 
 
-def ability_choices(g: Game, p: int) -> tuple[AbilityChoice, ...]:
+def ability_choices(g: GameState, p: int) -> tuple[AbilityChoice, ...]:
     """Every ability of the rule set as seat ``p`` may use it now (affordable ones first)."""
     hand = g.hands[p]
     by_suit: list[list[int]] = [[] for _ in range(8)]
@@ -198,7 +196,7 @@ def ability_choices(g: Game, p: int) -> tuple[AbilityChoice, ...]:
     return tuple(sorted(out, key=lambda a: not a.affordable))  # stable: rule-set order otherwise
 
 
-def meld_choice(g: Game, p: int) -> MeldChoice:
+def meld_choice(g: GameState, p: int) -> MeldChoice:
     """Whether seat ``p`` can meld, and the held cards that fit each slot (R7.1)."""
     r = g.rules
     hand = g.hands[p]
@@ -206,19 +204,3 @@ def meld_choice(g: Game, p: int) -> MeldChoice:
     if r.meld_one_of:
         slots.append(MeldSlot(tuple(r.meld_one_of), sorted_cards([c for c in hand if SUIT_OF[c] in r.meld_one_of])))
     return MeldChoice(all(s.cards for s in slots), tuple(slots), r.meld_ct, r.meld_draw)
-
-
-def choices_for(g: Game, seat: int | None) -> Choices:
-    """The :class:`Choices` of ``seat`` in ``g`` (``Game.choices`` calls this); the
-    pending decision's handler (:mod:`civlite.engine.handlers`) fills in its part."""
-    from .handlers import HANDLERS
-
-    if seat is not None and not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < g.n):
-        raise ValueError(f"seat must be 0..{g.n - 1} or None (spectator), got {seat!r}")
-    pending = g.pending
-    if pending is None or seat != pending.player:
-        return Choices(seat, g.decision_number, None, None if pending is None else pending.player)
-    kind = pending.kind
-    base: dict[str, Any] = {"seat": seat, "decision_number": g.decision_number, "kind": kind,
-                            "waiting_for": seat, "can_pass": kind.can_pass, "ability": pending.ability}
-    return HANDLERS[kind].choices(g, seat, base)

@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any, NamedTuple
 
 
 class DecisionKind(StrEnum):
@@ -47,3 +48,25 @@ class DecisionKind(StrEnum):
 
 _DISCARDS = frozenset({DecisionKind.CULTURE_DISCARD, DecisionKind.WISDOM_DISCARD,
                        DecisionKind.SETBACK_DISCARD, DecisionKind.FALL_DISCARD})
+
+
+class Decision(NamedTuple):
+    """The pending decision (R9): who decides, what kind, how many cards to choose."""
+
+    player: int
+    kind: DecisionKind
+    count: int = 0  # type: ignore[assignment]  # shadows tuple.count on purpose
+    ability: str | None = None
+
+    @property
+    def decision(self) -> str:
+        """The decision's name as SCENARIOS.md spells the key (same as ``kind``)."""
+        return self.kind
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"player": self.player, "decision": self.kind}
+        if self.count:
+            d["count"] = self.count
+        if self.ability:
+            d["ability"] = self.ability
+        return d

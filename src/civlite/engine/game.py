@@ -38,8 +38,8 @@ from .actions import (
     Take,
     action_from_json,
 )
-from .cards import CARDS, SUIT_LETTERS, SUIT_OF, Card
-from .choices import Choices, choices_for
+from .cards import CARDS, SUIT_LETTERS, SUIT_OF
+from .choices import Choices
 from .codec import (
     ADVANCED_BASE,
     BASIC_BASE,
@@ -49,19 +49,18 @@ from .codec import (
     PASS_ID,
     TAKE_BASE,
     describe_id,
+    suit_counts,
 )
 from .decisions import DecisionKind
 from .events import Event, make_event
-from .handlers import HANDLERS, discard_for_ids
-from .outcome import Outcome, Termination
-from .positions import PositionError, from_position, position, state_json
+from .handlers import HANDLERS, Handler, choices_for, discard_for_ids
+from .positions import Placement, PositionError, position, read_position, state_json
 from .resolution import Resolution, _shuffle
 from .rules import Ability, RuleSet
-from .view import Decision, View, suit_counts, view_counts, view_of
+from .view import View, view_counts, view_of
 
 if TYPE_CHECKING:
     from .chance import ChanceSource
-    from .record import GameRecord
 
 __all__ = [
     "ADVANCED_BASE", "BASIC_BASE", "DISCARD_BASE", "MELD_BASE", "NUM_ACTIONS", "PASS_ID", "PHASES",
@@ -92,7 +91,10 @@ class Game(Resolution):
     >>> events = g.apply(Pass())
     """
 
-    __slots__ = ()  # every field is a slot of GameState (no __dict__)
+    __slots__ = ("_h",)  # the other fields are slots of GameState (no __dict__)
+
+    #: the pending decision's handler (:mod:`.handlers`); its ``kind`` is ``_kind``
+    _h: Handler
 
     def __init__(
         self,
@@ -150,6 +152,102 @@ class Game(Resolution):
         self.opening_events = tuple(self._ev)
         self._ev = []
 
+    def _decide(self, kind: DecisionKind, player: int, count: int) -> None:
+        self._h = HANDLERS[kind]
+        self._kind = kind
+        self._dplayer = player
+        self._dcount = count
+
+    def _fill_world(self, view: View, hands: list[list[int]], knower: list[int], rng: random.Random) -> None:
+        """Hold what ``view`` shows, with ``hands`` (the known cards so far) and ``knower``;
+        the sampler of :mod:`.determinize` deals the hidden cards into it (``Game._world``)."""
+        g = self
+        n = view.num_players
+        g._setup(view.rules, n, tuple(f"seat {s}" for s in range(n)), 0, rng)
+        g.hands = hands
+        g.ct = [(view.ct or 0) if s == view.seat else view.player(s).ct for s in range(n)]
+        g.discard = [c.id for c in view.discard]
+        g._dsuits = suit_counts(g.discard)
+        g.supply = view.supply
+        g.active = view.active
+        g.phase = view.phase
+        g.turn = view.turn
+        g.extra_turn = view.extra_turn
+        if view.universe is not None:
+            g.universe = tuple(c.id for c in view.universe)
+        g._knower = knower
+        g._first_rises = view.first_rises
+        pending = view.pending
+        assert pending is not None
+        g._decide(pending.kind, pending.player, pending.count)
+        g._decision = view.decision_number
+        if view.resolving is not None:
+            g._ability = next(a for a in view.rules.abilities if a.name == view.resolving)
+            g._eff = view.effect_index
+            g._target = view.resolving_target if view.resolving_target is not None else -1
+        g._selected = [c.id for c in view.selecting]
+
+    # -- cloning ------------------------------------------------------------------
+    def clone(self) -> Game:
+        """An independent copy (hand-written; the random source is copied too)."""
+        # the random source is shared copy-on-write: whichever game draws from it
+        # first takes its own copy of the state (``_own_rng``), so both games go on
+        # exactly as the original would have
+        g = self._copy(self.rng, self._actions[:], self._start)
+        g._rng_shared = self._rng_shared = True
+        return g
+
+    def clone_fast(self, rng: random.Random) -> Game:
+        """A copy for search: draws its chance from ``rng`` (the caller's), keeps no action log
+        and is ``quiet`` (builds no events)."""
+        g = self._copy(rng, [], None)
+        g._quiet = True
+        return g
+
+    def _copy(self, rng: random.Random, actions: list[Action | tuple[Any, ...]],
+              start: dict[str, Any] | None) -> Game:
+        g = Game(_blank=True)
+        g.rules = self.rules
+        g.n = self.n
+        g.names = self.names
+        g.hands = [h[:] for h in self.hands]
+        g.ct = self.ct[:]
+        g.deck = self.deck[:]
+        g.discard = self.discard[:]
+        g._dsuits = self._dsuits[:]
+        g.supply = self.supply
+        g.active = self.active
+        g.phase = self.phase
+        g.turn = self.turn
+        g.extra_turn = self.extra_turn
+        g.over = self.over
+        g.winner = self.winner
+        g.drawn = self.drawn
+        g.opening_events = self.opening_events
+        g.rng = rng
+        g._rng_shared = False
+        g.chance = self.chance
+        g.seed = self.seed
+        g.universe = self.universe
+        g._knower = self._knower[:]
+        g._opts = self._opts
+        g._h = self._h
+        g._kind = self._kind
+        g._dplayer = self._dplayer
+        g._dcount = self._dcount
+        g._decision = self._decision
+        g._ability = self._ability
+        g._eff = self._eff
+        g._target = self._target
+        g._selected = self._selected[:]
+        g._ev = []
+        g._quiet = self._quiet
+        g._actions = actions
+        g._start = start
+        g._first = self._first
+        g._first_rises = self._first_rises
+        return g
+
     # -- loading and writing positions (:mod:`.positions`) ----------------------------
     @classmethod
     def from_position(
@@ -161,10 +259,7 @@ class Game(Resolution):
         The cards the position names are all the cards of that game. Raises
         :class:`PositionError` naming the problem when the position cannot be.
         """
-        return from_position(state, rules, seed, names)
-
-    def _new(self) -> Game:
-        return Game(_blank=True)
+        return Game._placed(read_position(state, rules, seed, names))
 
     @staticmethod
     def _world(view: View, hands: list[list[int]], knower: list[int], rng: random.Random) -> Game:
@@ -174,27 +269,24 @@ class Game(Resolution):
         return g
 
     @staticmethod
-    def _placed(rules: RuleSet, names: tuple[str, ...], seed: int, *, hands: list[list[int]],
-                ct: list[int], supply: int | None, deck: list[int], discard: list[int], active: int,
-                turn: int, extra_turn: bool, universe: tuple[int, ...], phase: str,
-                start: dict[str, Any]) -> Game:
-        """A game with these cards and CT (validated by the caller), started at ``phase``."""
+    def _placed(p: Placement) -> Game:
+        """The game of a checked position (:func:`.positions.read_position`), started at its phase."""
         g = Game(_blank=True)
-        g._setup(rules, len(hands), names, seed)
-        g.hands = hands
-        g.ct = ct
-        g.supply = supply
-        g.deck = deck
-        g.discard = discard
-        g._dsuits = suit_counts(discard)
-        g.active = g._first = active
-        g.turn = turn
-        g.extra_turn = extra_turn
-        g.universe = universe
-        g._start = start
-        if phase == "rise":
+        g._setup(p.rules, len(p.hands), p.names, p.seed)
+        g.hands = p.hands
+        g.ct = p.ct
+        g.supply = p.supply
+        g.deck = p.deck
+        g.discard = p.discard
+        g._dsuits = suit_counts(p.discard)
+        g.active = g._first = p.active
+        g.turn = p.turn
+        g.extra_turn = p.extra_turn
+        g.universe = p.universe
+        g._start = p.start
+        if p.phase == "rise":
             g._start_turn(count_turn=False)
-        elif phase == "action":
+        elif p.phase == "action":
             g._ask_action()
         else:
             g._ask_meld()
@@ -210,37 +302,7 @@ class Game(Resolution):
         """The position as a ``from_position`` input (knowledge and random state left out)."""
         return position(self)
 
-    # -- public read-only API -----------------------------------------------------
-    @property
-    def num_players(self) -> int:
-        return self.n
-
-    @property
-    def is_over(self) -> bool:
-        return self.over
-
-    @property
-    def pending(self) -> Decision | None:
-        """The one decision the game waits on, or ``None`` once it is over."""
-        if self.over:
-            return None
-        ab = self._ability.name if self._ability is not None and self._h.kind not in (_ACTION, _MELD, _FALL) else None
-        return Decision(self._dplayer, self._h.kind, self._dcount, ab)
-
-    @property
-    def to_move(self) -> int | None:
-        return None if self.over else self._dplayer
-
-    @property
-    def pending_kind(self) -> DecisionKind | None:
-        """``pending.kind`` without building the :class:`Decision` (for search loops)."""
-        return None if self.over else self._h.kind
-
-    @property
-    def pending_count(self) -> int:
-        """``pending.count`` without building the :class:`Decision` (0 once the game is over)."""
-        return 0 if self.over else self._dcount
-
+    # -- public read-only API (the rest: :class:`.state.GameState`) ---------------
     @property
     def is_discard_decision(self) -> bool:
         """Whether the pending decision is a ``*_discard`` (taken in compact steps)."""
@@ -251,62 +313,6 @@ class Game(Resolution):
         """Compact discard steps (ids from ``DISCARD_BASE``) still to take in the pending
         discard decision; 0 when the pending decision is not a discard."""
         return self._dcount - len(self._selected) if self.is_discard_decision else 0
-
-    @property
-    def quiet(self) -> bool:
-        """Whether :meth:`apply` and :meth:`apply_id` build no events and return ``[]``: for
-        search, learning and simulations that read the state, not the log (about 1.4 times
-        as many decisions per second). The state, views, choices and records are the same
-        either way. Copies keep the setting; :meth:`clone_fast` (search) makes quiet ones.
-
-        >>> g = Game(2, seed=3)
-        >>> g.quiet = True
-        >>> g.apply(Pass())
-        []
-        """
-        return self._quiet
-
-    @quiet.setter
-    def quiet(self, value: bool) -> None:
-        self._quiet = bool(value)
-
-    @property
-    def decision_number(self) -> int:
-        """The number of the pending decision: 1 for the first, one more after every
-        applied action or compact step (decisions that take themselves, R9.1, are not
-        counted). A client sends it back with its answer (``apply(..., decision=n)``)."""
-        return self._decision
-
-    @property
-    def resolving(self) -> Ability | None:
-        """The ability being resolved (its effects wait on the pending decision), if any."""
-        return self._ability
-
-    def hand(self, seat: int) -> tuple[Card, ...]:
-        """The whole truth about a hand (not for bots or clients: use :meth:`view`)."""
-        return tuple([CARDS[c] for c in sorted(self.hands[seat])])  # ids sort in C
-
-    def knows(self, seat: int, card: Card | int) -> bool:
-        """Whether ``seat`` knows where ``card`` is (its own hand, the public discard pile,
-        or a card of another hand it has seen: R3.2, R5, R5.5)."""
-        cid = card if isinstance(card, int) else card.id
-        for s, h in enumerate(self.hands):
-            if cid in h:
-                return s == seat or bool(self._knower[cid] >> seat & 1)
-        return cid in self.discard
-
-    def outcome(self) -> Outcome | None:
-        """How the game ended (winner or draw, why, the final CT), or ``None`` while it runs."""
-        if not self.over:
-            return None
-        if self.winner is not None:
-            return Outcome(Termination.VICTORY, self.winner, tuple(self.ct))
-        return Outcome(Termination.TURN_LIMIT, None, tuple(self.ct), self.drawn)
-
-    def returns(self) -> list[float]:
-        """+1 for the winner and -1 for the others; 0 for all in a draw or an unfinished game."""
-        o = self.outcome()
-        return [0.0] * self.n if o is None else o.returns()
 
     # -- applying decisions -------------------------------------------------------
     def apply(self, action: Action | dict[str, Any] | str, decision: int | None = None) -> list[Event]:
@@ -434,6 +440,7 @@ class Game(Resolution):
     def _ask_action(self) -> None:
         self.phase = "action"
         self._h = _H_ACTION
+        self._kind = _ACTION
         self._dplayer = self.active
         self._dcount = 0
         self._ability = None
@@ -441,6 +448,7 @@ class Game(Resolution):
     def _ask_meld(self) -> None:
         self.phase = "meld"
         self._h = _H_MELD
+        self._kind = _MELD
         self._dplayer = self.active
         self._dcount = 0
         self._ability = None
@@ -452,6 +460,7 @@ class Game(Resolution):
         if excess > 0:
             self._ability = None
             self._h = _H_FALL
+            self._kind = _FALL
             self._dplayer = p
             self._dcount = excess
             if excess >= len(self.hands[p]):  # R9.1: only one choice
@@ -493,17 +502,7 @@ class Game(Resolution):
         see :mod:`civlite.engine.choices`."""
         return choices_for(self, seat)
 
-    # -- records ------------------------------------------------------------------
-    def record(self) -> GameRecord:
-        """Rule set, seed, players and the actions so far: replays to this game."""
-        from .record import GameRecord
-
-        return GameRecord(
-            rules=self.rules, seed=self.seed, players=self.names, first=self._first,
-            start=self._start, actions=self.actions,
-            winner=self.winner, over=self.over, turns=self.turn,
-        )
-
+    # -- records (:class:`.record.GameRecord` ``.of(game)``) --------------------------
     @property
     def actions(self) -> tuple[Action, ...]:
         """The concrete actions applied so far (what a record stores)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import combinations, product
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from .actions import Action, Advanced, Basic, Discard, IllegalActionError, Meld, Pass, Take
 from .cards import CARDS, SUIT_OF, Card, Suit
@@ -39,10 +39,8 @@ from .codec import (
 )
 from .decisions import DecisionKind
 from .events import make_event
+from .resolution import Resolution
 from .rules import Ability
-
-if TYPE_CHECKING:
-    from .game import Game
 
 #: module constants are Final so that the compiled engine reads them as C statics (a plain
 #: module global is a dict look-up on every use, in every loop)
@@ -77,46 +75,46 @@ class Handler:
         return f"HANDLERS[{self.kind!r}]"
 
     # -- concrete actions -----------------------------------------------------------
-    def apply(self, g: Game, action: Action) -> None:
+    def apply(self, g: Resolution, action: Action) -> None:
         """Check ``action`` (raise :class:`IllegalActionError`, changing nothing), record
         it and resolve it."""
         raise NotImplementedError
 
-    def legal_actions(self, g: Game) -> list[Action]:
+    def legal_actions(self, g: Resolution) -> list[Action]:
         """Every legal concrete action (cards by name)."""
         raise NotImplementedError
 
     # -- compact ids (see :mod:`civlite.engine.codec`) ------------------------------
-    def legal_ids(self, g: Game) -> list[int]:
+    def legal_ids(self, g: Resolution) -> list[int]:
         """The legal compact ids, ascending."""
         raise NotImplementedError
 
-    def apply_id(self, g: Game, aid: int) -> None:
+    def apply_id(self, g: Resolution, aid: int) -> None:
         """Resolve a compact id that :meth:`legal_ids` holds (the caller checked it)."""
         raise NotImplementedError
 
-    def action_for_id(self, g: Game, aid: int) -> Action:
+    def action_for_id(self, g: Resolution, aid: int) -> Action:
         """The concrete action a compact id stands for now."""
         raise IllegalActionError(f"compact action {aid} is not a whole action for a {self.kind} decision", "R9.2")
 
-    def id_for_action(self, g: Game, action: Action) -> int:
+    def id_for_action(self, g: Resolution, action: Action) -> int:
         """The compact id a concrete action belongs to."""
         raise ValueError(f"a {action.do!r} action has no compact id for a {self.kind} decision")
 
     # -- user interfaces ------------------------------------------------------------
-    def choices(self, g: Game, seat: int, base: dict[str, Any]) -> Choices:
+    def choices(self, g: Resolution, seat: int, base: dict[str, Any]) -> Choices:
         """What the deciding seat may do (``base``: the fields every kind fills)."""
         raise NotImplementedError
 
     # -- shared checks ----------------------------------------------------------------
-    def wrong_kind(self, g: Game, action: Action) -> IllegalActionError:
+    def wrong_kind(self, g: Resolution, action: Action) -> IllegalActionError:
         return IllegalActionError(
             f"'{action.do}' does not answer the pending decision: seat {g.to_move}'s "
             f"{self.kind} takes {self.answers}", "R9"
         )
 
 
-def cards_held(g: Game, cards: Iterable[Card], player: int) -> list[int]:
+def cards_held(g: Resolution, cards: Iterable[Card], player: int) -> list[int]:
     """The ids of ``cards``, each held once by ``player`` (R9.2)."""
     hand = g.hands[player]
     ids: list[int] = []
@@ -129,7 +127,7 @@ def cards_held(g: Game, cards: Iterable[Card], player: int) -> list[int]:
     return ids
 
 
-def discard_for_ids(g: Game, ids: Iterable[int]) -> Discard:
+def discard_for_ids(g: Resolution, ids: Iterable[int]) -> Discard:
     """The concrete discard that compact discard steps stand for, after the steps the
     pending discard already took."""
     p = g._dplayer
@@ -165,7 +163,7 @@ class ActionHandler(Handler):
     __slots__ = ()
     answers = "pass, basic or advanced"
 
-    def apply(self, g: Game, action: Action) -> None:
+    def apply(self, g: Resolution, action: Action) -> None:
         if isinstance(action, Pass):
             g._actions.append(action)
             g._pass("R4.2")
@@ -177,7 +175,7 @@ class ActionHandler(Handler):
         else:
             raise self.wrong_kind(g, action)
 
-    def check(self, g: Game, action: Basic) -> tuple[Ability, list[int], int]:
+    def check(self, g: Resolution, action: Basic) -> tuple[Ability, list[int], int]:
         """The ability, paid card ids and target seat (-1: none) of a legal ability use."""
         p = g.to_move
         assert p is not None
@@ -218,7 +216,7 @@ class ActionHandler(Handler):
             target = -1
         return ability, ids, target
 
-    def legal_actions(self, g: Game) -> list[Action]:
+    def legal_actions(self, g: Resolution) -> list[Action]:
         p = g._dplayer
         out: list[Action] = [Pass()]
         by_suit: list[list[int]] = [[] for _ in range(8)]
@@ -236,7 +234,7 @@ class ActionHandler(Handler):
                         out.append(tier(cards, t))
         return out
 
-    def legal_ids(self, g: Game) -> list[int]:
+    def legal_ids(self, g: Resolution) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]
         for c in g.hands[g._dplayer]:
             counts[_SUITS[c]] = counts[_SUITS[c]] + 1
@@ -246,7 +244,7 @@ class ActionHandler(Handler):
                 ids.extend(opts)
         return ids
 
-    def apply_id(self, g: Game, aid: int) -> None:
+    def apply_id(self, g: Resolution, aid: int) -> None:
         p = g._dplayer
         if aid == PASS_ID:  # the hot path of simulations: the pass event built here (as ``g._pass``)
             g._actions.append(_PASS)
@@ -264,7 +262,7 @@ class ActionHandler(Handler):
         g._actions.append((_ADVANCED if advanced else _BASIC, cards, target if target >= 0 else None))
         g._activate(ab, cards, target)
 
-    def action_for_id(self, g: Game, aid: int) -> Action:
+    def action_for_id(self, g: Resolution, aid: int) -> Action:
         if aid == PASS_ID:
             return Pass()
         if not BASIC_BASE <= aid < TAKE_BASE:
@@ -280,7 +278,7 @@ class ActionHandler(Handler):
         target = (p + off) % g.n if off else None
         return (Advanced if advanced else Basic)([CARDS[c] for c in mine], target)
 
-    def id_for_action(self, g: Game, action: Action) -> int:
+    def id_for_action(self, g: Resolution, action: Action) -> int:
         if isinstance(action, Pass):
             return PASS_ID
         if not isinstance(action, Basic) or not action.cards:
@@ -296,7 +294,7 @@ class ActionHandler(Handler):
             off = (action.target - g._dplayer) % g.n
         return ability_id(advanced, s, off)
 
-    def choices(self, g: Game, seat: int, base: dict[str, Any]) -> Choices:
+    def choices(self, g: Resolution, seat: int, base: dict[str, Any]) -> Choices:
         return Choices(abilities=ability_choices(g, seat), **base)
 
 
@@ -306,7 +304,7 @@ class MeldHandler(Handler):
     __slots__ = ()
     answers = "pass or meld"
 
-    def apply(self, g: Game, action: Action) -> None:
+    def apply(self, g: Resolution, action: Action) -> None:
         if isinstance(action, Pass):
             g._actions.append(action)
             g._pass("R4.3")
@@ -318,7 +316,7 @@ class MeldHandler(Handler):
         else:
             raise self.wrong_kind(g, action)
 
-    def check(self, g: Game, action: Meld) -> list[int]:
+    def check(self, g: Resolution, action: Meld) -> list[int]:
         p = g._dplayer
         ids = cards_held(g, action.cards, p)
         r = g.rules
@@ -341,7 +339,7 @@ class MeldHandler(Handler):
             )
         return ids
 
-    def legal_actions(self, g: Game) -> list[Action]:
+    def legal_actions(self, g: Resolution) -> list[Action]:
         out: list[Action] = [Pass()]
         by_suit: list[list[int]] = [[] for _ in range(8)]
         for c in sorted(g.hands[g._dplayer]):
@@ -354,7 +352,7 @@ class MeldHandler(Handler):
                     out.append(Meld([CARDS[c] for c in (*majors, x)]))
         return out
 
-    def legal_ids(self, g: Game) -> list[int]:
+    def legal_ids(self, g: Resolution) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]
         for c in g.hands[g._dplayer]:
             counts[_SUITS[c]] = counts[_SUITS[c]] + 1
@@ -364,7 +362,7 @@ class MeldHandler(Handler):
                 return [PASS_ID]
         return [PASS_ID, *(MELD_BASE + s for s in r.meld_one_of if counts[s])]
 
-    def apply_id(self, g: Game, aid: int) -> None:
+    def apply_id(self, g: Resolution, aid: int) -> None:
         if aid == PASS_ID:
             g._actions.append(_PASS)
             if not g._quiet:
@@ -377,7 +375,7 @@ class MeldHandler(Handler):
         g._actions.append((_MELD_T, picks))
         g._meld(picks)
 
-    def action_for_id(self, g: Game, aid: int) -> Action:
+    def action_for_id(self, g: Resolution, aid: int) -> Action:
         if aid == PASS_ID:
             return Pass()
         if not MELD_BASE <= aid < DISCARD_BASE:
@@ -391,7 +389,7 @@ class MeldHandler(Handler):
             picks.append(min(cands))
         return Meld([CARDS[c] for c in picks])
 
-    def id_for_action(self, g: Game, action: Action) -> int:
+    def id_for_action(self, g: Resolution, action: Action) -> int:
         if isinstance(action, Pass):
             return PASS_ID
         if not isinstance(action, Meld):
@@ -399,7 +397,7 @@ class MeldHandler(Handler):
         extra = [c for c in action.cards if c.suit in g.rules.meld_one_of]
         return meld_id(extra[0].suit if extra else 0)
 
-    def choices(self, g: Game, seat: int, base: dict[str, Any]) -> Choices:
+    def choices(self, g: Resolution, seat: int, base: dict[str, Any]) -> Choices:
         return Choices(meld=meld_choice(g, seat), **base)
 
 
@@ -414,10 +412,10 @@ class TakeHandler(Handler):
         self.source = source  #: ``"deck"`` | ``"discard"``
         self.rule = rule
 
-    def pile(self, g: Game) -> list[int]:
+    def pile(self, g: Resolution) -> list[int]:
         return g.deck if self.source == "deck" else g.discard
 
-    def apply(self, g: Game, action: Action) -> None:
+    def apply(self, g: Resolution, action: Action) -> None:
         if not isinstance(action, Take):
             raise self.wrong_kind(g, action)
         cid = action.card.id
@@ -427,21 +425,21 @@ class TakeHandler(Handler):
         g._actions.append(action)
         g._take(cid)
 
-    def legal_actions(self, g: Game) -> list[Action]:
+    def legal_actions(self, g: Resolution) -> list[Action]:
         return [Take(CARDS[c]) for c in sorted(set(self.pile(g)))]
 
-    def legal_ids(self, g: Game) -> list[int]:
+    def legal_ids(self, g: Resolution) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]
         for c in self.pile(g):
             counts[_SUITS[c]] = 1
         return [TAKE_BASE + s for s in range(8) if counts[s]]
 
-    def apply_id(self, g: Game, aid: int) -> None:
+    def apply_id(self, g: Resolution, aid: int) -> None:
         c = _lowest_of_suit(self.pile(g), aid - TAKE_BASE)
         g._actions.append((_TAKE, c))
         g._take(c)
 
-    def action_for_id(self, g: Game, aid: int) -> Action:
+    def action_for_id(self, g: Resolution, aid: int) -> Action:
         if not TAKE_BASE <= aid < MELD_BASE:
             return super().action_for_id(g, aid)
         s = aid - TAKE_BASE
@@ -450,12 +448,12 @@ class TakeHandler(Handler):
             raise IllegalActionError(f"no {Suit(s).title} card to take", "R9.2")
         return Take(CARDS[min(cands)])
 
-    def id_for_action(self, g: Game, action: Action) -> int:
+    def id_for_action(self, g: Resolution, action: Action) -> int:
         if not isinstance(action, Take):
             return super().id_for_action(g, action)
         return take_id(action.card.suit)
 
-    def choices(self, g: Game, seat: int, base: dict[str, Any]) -> Choices:
+    def choices(self, g: Resolution, seat: int, base: dict[str, Any]) -> Choices:
         pile = self.pile(g) if self.source == "deck" else sorted(set(g.discard))
         return Choices(take=TakeChoice(self.source, sorted_cards(pile), g._dcount), **base)
 
@@ -472,7 +470,7 @@ class DiscardHandler(Handler):
         super().__init__(kind)
         self.rule = rule
 
-    def apply(self, g: Game, action: Action) -> None:
+    def apply(self, g: Resolution, action: Action) -> None:
         if not isinstance(action, Discard) or isinstance(action, Meld):
             raise self.wrong_kind(g, action)
         ids = cards_held(g, action.cards, g._dplayer)
@@ -484,11 +482,11 @@ class DiscardHandler(Handler):
         g._actions.append(action)
         g._resolve_discard(ids)
 
-    def legal_actions(self, g: Game) -> list[Action]:
+    def legal_actions(self, g: Resolution) -> list[Action]:
         hand = sorted(g.hands[g._dplayer])
         return [Discard([CARDS[c] for c in combo]) for combo in combinations(hand, g._dcount)]
 
-    def legal_ids(self, g: Game) -> list[int]:
+    def legal_ids(self, g: Resolution) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]
         for c in g.hands[g._dplayer]:
             counts[_SUITS[c]] = counts[_SUITS[c]] + 1
@@ -509,7 +507,7 @@ class DiscardHandler(Handler):
         ids.reverse()
         return ids
 
-    def apply_id(self, g: Game, aid: int) -> None:
+    def apply_id(self, g: Resolution, aid: int) -> None:
         s = aid - DISCARD_BASE
         chosen = g._selected
         chosen.append(_lowest_of_suit(g.hands[g._dplayer], s, chosen))
@@ -519,10 +517,10 @@ class DiscardHandler(Handler):
         g._actions.append((_DISCARD, cards))
         g._resolve_discard(cards)
 
-    def id_for_action(self, g: Game, action: Action) -> int:
+    def id_for_action(self, g: Resolution, action: Action) -> int:
         raise ValueError("a discard is several compact steps, one per card")
 
-    def choices(self, g: Game, seat: int, base: dict[str, Any]) -> Choices:
+    def choices(self, g: Resolution, seat: int, base: dict[str, Any]) -> Choices:
         reason = f"Fall: hand limit {g.rules.hand_limit}" if self.kind is _FALL_DISCARD else (
             base["ability"] or self.kind.value)
         return Choices(discard=DiscardChoice(g._dcount, sorted_cards(g.hands[seat]), reason), **base)
@@ -546,3 +544,16 @@ def handler_of(kind: DecisionKind) -> Handler:
     """The registered handler of ``kind``."""
     return HANDLERS[kind]
 
+
+def choices_for(g: Resolution, seat: int | None) -> Choices:
+    """The :class:`Choices` of ``seat`` in ``g`` (``Game.choices`` calls this); the
+    pending decision's handler fills in its part."""
+    if seat is not None and not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < g.n):
+        raise ValueError(f"seat must be 0..{g.n - 1} or None (spectator), got {seat!r}")
+    pending = g.pending
+    if pending is None or seat != pending.player:
+        return Choices(seat, g.decision_number, None, None if pending is None else pending.player)
+    kind = pending.kind
+    base: dict[str, Any] = {"seat": seat, "decision_number": g.decision_number, "kind": kind,
+                            "waiting_for": seat, "can_pass": kind.can_pass, "ability": pending.ability}
+    return HANDLERS[kind].choices(g, seat, base)

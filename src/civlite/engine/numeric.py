@@ -192,7 +192,7 @@ def _values(g: Game, seat: int, v: vec[i64]) -> None:
         v[tail + 5] = 1
     else:
         dp: i64 = g._dplayer
-        kind = g._h.kind
+        kind = g._kind
         # the kind's flag (identity tests: an enum's hash is a Python call)
         v[d + 29 + (0 if kind is _ACTION else 1 if kind is _MELD else 2 if kind is _VISION
                     else 3 if kind is _FOUNDATIONS else 4 if kind is _FALL else 5)] = 1

@@ -1,7 +1,8 @@
 """Positions: reading a game set up in a chosen position (the ``state`` of
 SCENARIOS.md, FEN-like), and writing a game's state back in that form.
 
-``Game.from_position``, ``Game.state_json`` and ``Game.position`` call these.
+``Game.from_position`` (which sets up the game :func:`read_position` checks and
+describes), ``Game.state_json`` and ``Game.position`` call these.
 
 >>> from civlite.engine import Game
 >>> state = {"active": 1, "phase": "meld", "deck": ["Greeks"], "discard": ["Flood"],
@@ -11,7 +12,7 @@ SCENARIOS.md, FEN-like), and writing a game's state back in that form.
 Decision(player=1, kind='meld', count=0, ability=None)
 >>> g.position() == {**state, "turn": 1, "extra_turn": False}
 True
->>> from_position({"players": [{"hand": ["Greeks", "Greeks"]}, {"hand": []}]})
+>>> read_position({"players": [{"hand": ["Greeks", "Greeks"]}, {"hand": []}]})
 Traceback (most recent call last):
 ...
 civlite.engine.positions.PositionError: state.players[0].hand[1]: card 'Greeks' appears twice (also in state.players[0].hand); names are unique (R1.1)
@@ -21,14 +22,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from .cards import ID_OF_NAME, NAMES, Card
 from .decisions import DecisionKind
 from .rules import RuleSet
-
-if TYPE_CHECKING:
-    from .game import Game
+from .state import GameState
 
 
 class PositionError(ValueError):
@@ -45,14 +44,32 @@ def _whole(value: Any, low: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
-def from_position(
+class Placement(NamedTuple):
+    """A checked position: what ``Game.from_position`` sets up (card ids; the deck's top
+    at the end, as a game holds it)."""
+
+    rules: RuleSet
+    names: tuple[str, ...]
+    seed: int
+    hands: list[list[int]]
+    ct: list[int]
+    supply: int | None
+    deck: list[int]
+    discard: list[int]
+    active: int
+    turn: int
+    extra_turn: bool
+    universe: tuple[int, ...]
+    phase: str
+    start: dict[str, Any]
+
+
+def read_position(
     state: Any, rules: RuleSet | None = None, seed: int | None = 0, names: Sequence[str] | None = None,
-) -> Game:
-    """A game set up in ``state``; the cards it names are all the cards of that game.
+) -> Placement:
+    """The game ``state`` describes; the cards it names are all the cards of that game.
 
     Raises :class:`PositionError` naming the problem when the position cannot be."""
-    from .game import Game
-
     rules = rules or RuleSet.default()
     if not isinstance(state, dict):
         raise PositionError("state must be an object with players, deck, discard, active, phase")
@@ -131,7 +148,7 @@ def from_position(
             )
     if seed is None:
         seed = random.SystemRandom().randrange(2**63)
-    return Game._placed(
+    return Placement(
         rules, tuple(names) if names else tuple(f"seat {i}" for i in range(n)), seed,
         hands=hands, ct=cts, supply=supply, deck=deck[::-1], discard=discard, active=active,
         turn=turn, extra_turn=extra_turn, universe=tuple(sorted(ID_OF_NAME[name] for name in seen)),
@@ -139,7 +156,7 @@ def from_position(
     )
 
 
-def _table(g: Game) -> dict[str, Any]:
+def _table(g: GameState) -> dict[str, Any]:
     return {
         "active": g.active,
         "phase": g.phase,
@@ -151,7 +168,7 @@ def _table(g: Game) -> dict[str, Any]:
     }
 
 
-def state_json(g: Game) -> dict[str, Any]:
+def state_json(g: GameState) -> dict[str, Any]:
     """The whole truth in the ``state`` form of SCENARIOS.md's result (deck top first)."""
     p = g.pending
     d = _table(g)
@@ -159,7 +176,7 @@ def state_json(g: Game) -> dict[str, Any]:
     return d
 
 
-def position(g: Game) -> dict[str, Any]:
+def position(g: GameState) -> dict[str, Any]:
     """The position as a :func:`from_position` input (knowledge and random state left out);
     only at an ``action`` or ``meld`` decision, where a position can start."""
     if g.over or g.pending_kind not in (DecisionKind.ACTION, DecisionKind.MELD):

@@ -4,7 +4,7 @@
 >>> g = Game(players=3, seed=11)
 >>> while not g.over and g.turn < 20:
 ...     _ = g.apply_id(g.legal_ids()[-1])
->>> again = GameRecord.from_json(g.record().dumps()).replay()
+>>> again = GameRecord.from_json(GameRecord.of(g).dumps()).replay()
 >>> again.state_json() == g.state_json()
 True
 """
@@ -29,6 +29,9 @@ class RecordError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
+    """A game as rule set, seed, players and actions (and its result): :meth:`of` a game,
+    :meth:`replay` to get the game back."""
+
     rules: RuleSet
     seed: int
     players: tuple[str, ...]
@@ -38,6 +41,15 @@ class GameRecord:
     winner: int | None = None
     over: bool = False
     turns: int = 0
+
+    @classmethod
+    def of(cls, game: Game) -> GameRecord:
+        """The record of ``game`` so far: replays to it."""
+        return cls(
+            rules=game.rules, seed=game.seed, players=game.names, first=game._first,
+            start=game._start, actions=game.actions,
+            winner=game.winner, over=game.over, turns=game.turn,
+        )
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {

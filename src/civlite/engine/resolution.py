@@ -8,17 +8,19 @@ of a turn, and calls these when a decision is answered; the effect primitives
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Final
 
 from .cards import SUIT_OF
 from .decisions import DecisionKind
-from .effects import ALL
+from .effects import ALL, PRIMITIVES
 from .events import Event, make_event
 from .rules import Ability
 from .state import GameState
 
 _FALL: Final = DecisionKind.FALL_DISCARD
 _VISION: Final = DecisionKind.VISION
+_FOUNDATIONS: Final = DecisionKind.FOUNDATIONS
 
 
 class Resolution(GameState):
@@ -27,6 +29,9 @@ class Resolution(GameState):
     __slots__ = ()
 
     # the flow of a turn (``Game``)
+    def _pass(self, rule: str) -> None:
+        raise NotImplementedError
+
     def _ask_meld(self) -> None:
         raise NotImplementedError
 
@@ -117,7 +122,7 @@ class Resolution(GameState):
             if not self._quiet:
                 self._ev.append(Event("win", "R8.1", p, amount=self.ct[p], phase=self.phase))
 
-    # -- abilities (each effect resolves through the registry, :mod:`.effects`) --------
+    # -- abilities (each effect resolves by its primitive's resolver, ``RESOLVERS``) -----
     def _activate(self, ability: Ability, cards: list[int], target: int) -> None:
         p = self.active
         self._remove_from_hand(p, cards)
@@ -137,7 +142,7 @@ class Resolution(GameState):
         while self._eff < len(effects):
             e = effects[self._eff]
             self._eff += 1
-            if e.run(self, ability, e.amount):
+            if _RUN[e.code](self, ability, e.amount):
                 return  # waiting on a decision
             if self.over:
                 return
@@ -187,7 +192,7 @@ class Resolution(GameState):
         p = self.active
         ab = self._ability
         assert ab is not None
-        if self._h.kind == _VISION:
+        if self._kind == _VISION:
             self.deck.remove(cid)
             self._knower[cid] = 0
             if not self._quiet:
@@ -204,7 +209,7 @@ class Resolution(GameState):
         self._dcount -= 1
 
     def _take(self, cid: int) -> None:
-        kind = self._h.kind
+        kind = self._kind
         self._take_one(cid)
         if self._ask_search(kind):
             return
@@ -213,7 +218,7 @@ class Resolution(GameState):
     def _discard_cards(self, who: int, ids: list[int]) -> None:
         self._remove_from_hand(who, ids)
         self._to_discard(ids)
-        if self._h.kind == _FALL:
+        if self._kind == _FALL:
             rule, name = "R4.4", None
         else:
             assert self._ability is not None
@@ -226,7 +231,7 @@ class Resolution(GameState):
         self._selected = []
         if ids:
             self._discard_cards(self._dplayer, ids)
-        if self._h.kind == _FALL:
+        if self._kind == _FALL:
             self._end_turn()
         else:
             self._run_effects()
@@ -258,3 +263,111 @@ def _shuffle(rng: random.Random, pile: list[int]) -> None:
         while j >= n:
             j = getrandbits(k)
         pile[i], pile[j] = pile[j], pile[i]
+
+
+# -- the effect primitives' resolvers: (game, ability, amount) -> True when the game now
+# waits on a decision. They run inside ``Game.apply`` for the active player (``g.active``) and the target the
+# ability chose (``g._target``), and use the game's own card movements.
+
+def _gain_ct(g: Resolution, ab: Ability, amount: int) -> bool:
+    g._gain(g.active, amount, ab.rule, ab.name)
+    return False
+
+
+def _draw(g: Resolution, ab: Ability, amount: int) -> bool:
+    g._draw(g.active, amount, ab.rule, ab.name)
+    return False
+
+
+def _discard(g: Resolution, ab: Ability, amount: int) -> bool:
+    return g._ask_discard(g.active, amount, DecisionKind.for_discard("discard", ab.tier))
+
+
+def _target_discards(g: Resolution, ab: Ability, amount: int) -> bool:
+    return g._ask_discard(g._target, amount, DecisionKind.for_discard("target_discards", ab.tier))
+
+
+def _steal_cards(g: Resolution, ab: Ability, amount: int) -> bool:
+    p, t = g.active, g._target
+    th = g.hands[t]
+    k = min(amount, len(th))
+    got = []
+    rng = g._own_rng()
+    knower = g._knower
+    mask = 1 << t
+    chance = g.chance
+    for _ in range(k):
+        i = int(rng.random() * len(th)) if chance is None else chance.pick(th)
+        th[i], th[-1] = th[-1], th[i]
+        c = th.pop()
+        knower[c] = mask  # the victim knows where it went (R5.5)
+        got.append(c)
+    if k and g.n > 2:
+        # the others saw only that cards left: none of them can still be sure of any
+        # card of that hand
+        keep = mask | (1 << p)
+        for c in th:
+            knower[c] &= keep
+    g.hands[p].extend(got)
+    if not g._quiet:
+        g._ev.append(Event("steal_cards", ab.rule, p, t, ab.name, count=k, secret=tuple(got), seen_by=(p, t),
+                           phase=g.phase))
+    return False
+
+
+def _steal_ct(g: Resolution, ab: Ability, amount: int) -> bool:
+    p, t = g.active, g._target
+    k = min(amount, g.ct[t])
+    g.ct[t] = g.ct[t] - k
+    g.ct[p] = g.ct[p] + k  # R6.3: from the opponent, not the supply
+    if not g._quiet:
+        g._ev.append(Event("steal_ct", ab.rule, p, t, ab.name, amount=k, phase=g.phase))
+    g._check_win(p)
+    return False
+
+
+def _look_at_hand(g: Resolution, ab: Ability, amount: int) -> bool:
+    p, t = g.active, g._target
+    bit = 1 << p
+    knower = g._knower
+    for c in g.hands[t]:
+        knower[c] |= bit
+    if not g._quiet:
+        g._ev.append(Event("look", ab.rule, p, t, ab.name, count=len(g.hands[t]), secret=tuple(g.hands[t]),
+                           seen_by=(p,), phase=g.phase))
+    return False
+
+
+def _extra_turn(g: Resolution, ab: Ability, amount: int) -> bool:
+    g.extra_turn = True
+    if not g._quiet:
+        g._ev.append(Event("extra_turn", "R6.4", g.active, ability=ab.name, phase=g.phase))
+    return False
+
+
+def _search_deck(g: Resolution, ab: Ability, amount: int) -> bool:
+    return g._ask_search(_VISION, amount)
+
+
+def _search_discard(g: Resolution, ab: Ability, amount: int) -> bool:
+    return g._ask_search(_FOUNDATIONS, amount)
+
+
+#: resolves one effect in a game: (game, ability, amount) -> True when it now waits on a decision
+Resolver = Callable[[Resolution, Ability, int], bool]
+
+#: each effect primitive's resolver, by name (one for every primitive of :mod:`.effects`)
+RESOLVERS: dict[str, Resolver] = {
+    "gain_ct": _gain_ct,
+    "draw": _draw,
+    "discard": _discard,
+    "steal_cards": _steal_cards,
+    "steal_ct": _steal_ct,
+    "target_discards": _target_discards,
+    "search_deck": _search_deck,
+    "search_discard": _search_discard,
+    "look_at_hand": _look_at_hand,
+    "extra_turn": _extra_turn,
+}
+#: the resolvers in the registry's order: an effect's ``code`` indexes it (the hot path)
+_RUN: Final[tuple[Resolver, ...]] = tuple(RESOLVERS[name] for name in PRIMITIVES)

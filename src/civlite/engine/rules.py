@@ -28,11 +28,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .cards import MAJOR_SUITS, MINOR_SUITS, SUIT_LETTERS, Suit
-from .effects import ALL, EFFECT_OPS, PRIMITIVES, Resolver
+from .effects import ALL, EFFECT_OPS, PRIMITIVES
 
 __all__ = ["ALL", "EFFECT_OPS", "Ability", "Effect", "RuleSet", "RuleSetError"]
 
 Tier = Literal["basic", "advanced"]
+
+
+_CODE: dict[str, int] = {name: i for i, name in enumerate(PRIMITIVES)}
 
 
 class RuleSetError(ValueError):
@@ -45,14 +48,15 @@ class Effect:
 
     op: str
     amount: int = 1
-    #: the primitive's resolver (from the registry), looked up once for the engine's hot path
-    run: Resolver = field(init=False, compare=False, repr=False)
+    #: the primitive's place in the registry, looked up once: the engine resolves an effect
+    #: by it (``resolution.RESOLVERS``, in the registry's order)
+    code: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        prim = PRIMITIVES.get(self.op)
-        if prim is None:
+        code = _CODE.get(self.op)
+        if code is None:
             raise RuleSetError(f"unknown effect {self.op!r}; the primitives are: {', '.join(PRIMITIVES)}")
-        object.__setattr__(self, "run", prim.resolve)
+        object.__setattr__(self, "code", code)
 
     def __str__(self) -> str:
         if not PRIMITIVES[self.op].takes_amount:

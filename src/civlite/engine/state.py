@@ -1,5 +1,6 @@
-"""A game's state: every field of :class:`~civlite.engine.Game`, set up, restored and
-copied here (``Game`` adds the flow of a turn; :mod:`.resolution` the card movements).
+"""A game's state: every field of :class:`~civlite.engine.Game`, set up here, and what
+can be read from the fields alone (``Game`` adds the flow of a turn, the handler of the
+pending decision, copies and the public API; :mod:`.resolution` the card movements).
 
 Internals, for the hot paths: cards are ids 0..111 (``cards.CARDS[id]``); a hand is
 a list of ids in no meaningful order; the deck is a list with its *top at the end*;
@@ -11,21 +12,22 @@ Conquest, Foundations); the owner always knows its own cards.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .actions import Action
-from .cards import CARDS
+from .cards import CARDS, Card
 from .codec import ability_id
-from .decisions import DecisionKind
+from .decisions import Decision, DecisionKind
 from .events import Event
-from .handlers import HANDLERS, Handler
+from .outcome import Outcome, Termination
 from .rules import Ability, RuleSet
-from .view import suit_counts
 
 if TYPE_CHECKING:
     from .chance import ChanceSource
-    from .game import Game
-    from .view import View
+
+_ACTION: Final = DecisionKind.ACTION
+_MELD: Final = DecisionKind.MELD
+_FALL: Final = DecisionKind.FALL_DISCARD
 
 
 class GameState:
@@ -33,7 +35,7 @@ class GameState:
 
     __slots__ = (
         "_ability", "_actions", "_dcount", "_decision", "_dplayer", "_dsuits", "_eff", "_ev", "_first",
-        "_first_rises", "_h", "_knower", "_opts", "_quiet", "_rng_shared", "_selected", "_start", "_target",
+        "_first_rises", "_kind", "_knower", "_opts", "_quiet", "_rng_shared", "_selected", "_start", "_target",
         "active", "chance", "ct", "deck", "discard", "drawn", "extra_turn", "hands", "n", "names",
         "opening_events", "over", "phase", "rng", "rules", "seed", "supply", "turn", "universe", "winner",
     )
@@ -68,7 +70,7 @@ class GameState:
     #: (:func:`.view.suit_counts` makes it from a list): the numeric view reads it
     _dsuits: list[int]
     _opts: tuple[tuple[int, int, tuple[int, ...]], ...]  # (suit, cost, compact ids) per ability
-    _h: Handler  # the pending decision's handler; its ``kind`` is the pending kind
+    _kind: DecisionKind  # the pending decision's kind (``Game`` holds its handler)
     _decision: int
     _dplayer: int
     _dcount: int
@@ -126,104 +128,97 @@ class GameState:
         self._first_rises = ()
 
     def _decide(self, kind: DecisionKind, player: int, count: int) -> None:
-        """Make ``kind`` the pending decision, of ``player``, for ``count`` cards."""
-        self._h = HANDLERS[kind]
-        self._dplayer = player
-        self._dcount = count
-
-    def _new(self) -> Game:
-        """An unset game to fill in. ``Game`` makes it: compiled (mypyc) classes have no
-        bare ``__new__``."""
+        """Make ``kind`` the pending decision, of ``player``, for ``count`` cards (``Game``:
+        it also holds the kind's handler)."""
         raise NotImplementedError
 
-    def _fill_world(self, view: View, hands: list[list[int]], knower: list[int], rng: random.Random) -> None:
-        """Hold what ``view`` shows, with ``hands`` (the known cards so far) and ``knower``;
-        the sampler of :mod:`.determinize` deals the hidden cards into it (``Game._world``)."""
-        g = self
-        n = view.num_players
-        g._setup(view.rules, n, tuple(f"seat {s}" for s in range(n)), 0, rng)
-        g.hands = hands
-        g.ct = [(view.ct or 0) if s == view.seat else view.player(s).ct for s in range(n)]
-        g.discard = [c.id for c in view.discard]
-        g._dsuits = suit_counts(g.discard)
-        g.supply = view.supply
-        g.active = view.active
-        g.phase = view.phase
-        g.turn = view.turn
-        g.extra_turn = view.extra_turn
-        if view.universe is not None:
-            g.universe = tuple(c.id for c in view.universe)
-        g._knower = knower
-        g._first_rises = view.first_rises
-        pending = view.pending
-        assert pending is not None
-        g._decide(pending.kind, pending.player, pending.count)
-        g._decision = view.decision_number
-        if view.resolving is not None:
-            g._ability = next(a for a in view.rules.abilities if a.name == view.resolving)
-            g._eff = view.effect_index
-            g._target = view.resolving_target if view.resolving_target is not None else -1
-        g._selected = [c.id for c in view.selecting]
+    # -- what the fields say (the public read-only API of ``Game``) --------------
+    @property
+    def num_players(self) -> int:
+        return self.n
 
-    # -- cloning ------------------------------------------------------------------
-    def clone(self) -> Game:
-        """An independent copy (hand-written; the random source is copied too)."""
-        # the random source is shared copy-on-write: whichever game draws from it
-        # first takes its own copy of the state (``_own_rng``), so both games go on
-        # exactly as the original would have
-        g = self._copy(self.rng, self._actions[:], self._start)
-        g._rng_shared = self._rng_shared = True
-        return g
+    @property
+    def is_over(self) -> bool:
+        return self.over
 
-    def clone_fast(self, rng: random.Random) -> Game:
-        """A copy for search: draws its chance from ``rng`` (the caller's), keeps no action log
-        and is ``quiet`` (builds no events)."""
-        g = self._copy(rng, [], None)
-        g._quiet = True
-        return g
+    @property
+    def pending(self) -> Decision | None:
+        """The one decision the game waits on, or ``None`` once it is over."""
+        if self.over:
+            return None
+        ab = self._ability.name if self._ability is not None and self._kind not in (_ACTION, _MELD, _FALL) else None
+        return Decision(self._dplayer, self._kind, self._dcount, ab)
 
-    def _copy(self, rng: random.Random, actions: list[Action | tuple[Any, ...]],
-              start: dict[str, Any] | None) -> Game:
-        g = self._new()
-        g.rules = self.rules
-        g.n = self.n
-        g.names = self.names
-        g.hands = [h[:] for h in self.hands]
-        g.ct = self.ct[:]
-        g.deck = self.deck[:]
-        g.discard = self.discard[:]
-        g._dsuits = self._dsuits[:]
-        g.supply = self.supply
-        g.active = self.active
-        g.phase = self.phase
-        g.turn = self.turn
-        g.extra_turn = self.extra_turn
-        g.over = self.over
-        g.winner = self.winner
-        g.drawn = self.drawn
-        g.opening_events = self.opening_events
-        g.rng = rng
-        g._rng_shared = False
-        g.chance = self.chance
-        g.seed = self.seed
-        g.universe = self.universe
-        g._knower = self._knower[:]
-        g._opts = self._opts
-        g._h = self._h
-        g._dplayer = self._dplayer
-        g._dcount = self._dcount
-        g._decision = self._decision
-        g._ability = self._ability
-        g._eff = self._eff
-        g._target = self._target
-        g._selected = self._selected[:]
-        g._ev = []
-        g._quiet = self._quiet
-        g._actions = actions
-        g._start = start
-        g._first = self._first
-        g._first_rises = self._first_rises
-        return g
+    @property
+    def to_move(self) -> int | None:
+        return None if self.over else self._dplayer
+
+    @property
+    def pending_kind(self) -> DecisionKind | None:
+        """``pending.kind`` without building the :class:`Decision` (for search loops)."""
+        return None if self.over else self._kind
+
+    @property
+    def pending_count(self) -> int:
+        """``pending.count`` without building the :class:`Decision` (0 once the game is over)."""
+        return 0 if self.over else self._dcount
+
+    @property
+    def quiet(self) -> bool:
+        """Whether :meth:`apply` and :meth:`apply_id` build no events and return ``[]``: for
+        search, learning and simulations that read the state, not the log (about 1.4 times
+        as many decisions per second). The state, views, choices and records are the same
+        either way. Copies keep the setting; :meth:`clone_fast` (search) makes quiet ones.
+
+        >>> from civlite.engine import Game, Pass
+        >>> g = Game(2, seed=3)
+        >>> g.quiet = True
+        >>> g.apply(Pass())
+        []
+        """
+        return self._quiet
+
+    @quiet.setter
+    def quiet(self, value: bool) -> None:
+        self._quiet = bool(value)
+
+    @property
+    def decision_number(self) -> int:
+        """The number of the pending decision: 1 for the first, one more after every
+        applied action or compact step (decisions that take themselves, R9.1, are not
+        counted). A client sends it back with its answer (``apply(..., decision=n)``)."""
+        return self._decision
+
+    @property
+    def resolving(self) -> Ability | None:
+        """The ability being resolved (its effects wait on the pending decision), if any."""
+        return self._ability
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The whole truth about a hand (not for bots or clients: use :meth:`view`)."""
+        return tuple([CARDS[c] for c in sorted(self.hands[seat])])  # ids sort in C
+
+    def knows(self, seat: int, card: Card | int) -> bool:
+        """Whether ``seat`` knows where ``card`` is (its own hand, the public discard pile,
+        or a card of another hand it has seen: R3.2, R5, R5.5)."""
+        cid = card if isinstance(card, int) else card.id
+        for s, h in enumerate(self.hands):
+            if cid in h:
+                return s == seat or bool(self._knower[cid] >> seat & 1)
+        return cid in self.discard
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (winner or draw, why, the final CT), or ``None`` while it runs."""
+        if not self.over:
+            return None
+        if self.winner is not None:
+            return Outcome(Termination.VICTORY, self.winner, tuple(self.ct))
+        return Outcome(Termination.TURN_LIMIT, None, tuple(self.ct), self.drawn)
+
+    def returns(self) -> list[float]:
+        """+1 for the winner and -1 for the others; 0 for all in a draw or an unfinished game."""
+        o = self.outcome()
+        return [0.0] * self.n if o is None else o.returns()
 
 
 def _ability_options(rules: RuleSet, n: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:

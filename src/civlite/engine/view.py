@@ -12,39 +12,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
-from .cards import CARDS, SUIT_OF, Card
-from .decisions import DecisionKind
+from .cards import CARDS, Card
+from .codec import suit_counts
+from .decisions import Decision, DecisionKind
 from .outcome import Outcome, Termination
 from .rules import Ability, RuleSet
+from .state import GameState
 
-if TYPE_CHECKING:
-    from .game import Game
+__all__ = ["Decision", "PlayerView", "View", "suit_counts", "view_counts", "view_of"]
 
 _VISION = DecisionKind.VISION
-
-
-class Decision(NamedTuple):
-    """The pending decision (R9): who decides, what kind, how many cards to choose."""
-
-    player: int
-    kind: DecisionKind
-    count: int = 0  # type: ignore[assignment]  # shadows tuple.count on purpose
-    ability: str | None = None
-
-    @property
-    def decision(self) -> str:
-        """The decision's name as SCENARIOS.md spells the key (same as ``kind``)."""
-        return self.kind
-
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"player": self.player, "decision": self.kind}
-        if self.count:
-            d["count"] = self.count
-        if self.ability:
-            d["ability"] = self.ability
-        return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +137,7 @@ class View:
         return d
 
 
-def view_of(g: Game, seat: int | None) -> View:
+def view_of(g: GameState, seat: int | None) -> View:
     """What ``seat`` may know of ``g`` now; ``None`` for a spectator (public facts only)."""
     if seat is not None and not (isinstance(seat, int) and 0 <= seat < g.n):
         raise ValueError(f"seat must be 0..{g.n - 1} or None (spectator), got {seat!r}")
@@ -211,7 +190,7 @@ def view_of(g: Game, seat: int | None) -> View:
     )
 
 
-def view_counts(g: Game, seat: int) -> tuple[list[int], list[int], list[list[int]], list[int], list[int], Ability | None]:
+def view_counts(g: GameState, seat: int) -> tuple[list[int], list[int], list[list[int]], list[int], list[int], Ability | None]:
     """What :func:`view_of` shows ``seat`` of the cards, as counts per suit (R1.2: cards of
     one suit play alike), for fixed-size encodings that run every step (RL).
 
@@ -232,22 +211,7 @@ def view_counts(g: Game, seat: int) -> tuple[list[int], list[int], list[list[int
         known.append(suit_counts([c for c in hands[(seat + k) % n] if knower[c] & bit]))
     searching = selecting = [0] * 8
     if not g.over and seat == g._dplayer:
-        if g._h.kind == DecisionKind.VISION:
+        if g._kind == DecisionKind.VISION:
             searching = suit_counts(g.deck)
         selecting = suit_counts(g._selected)
     return (suit_counts(hands[seat]), suit_counts(g.discard), known, searching, selecting, g._ability)
-
-
-_SUIT_BYTES = bytes(SUIT_OF) + bytes(256 - len(SUIT_OF))
-
-
-def suit_counts(cards: list[int]) -> list[int]:
-    """Counts per suit of card ids (a hot path of RL encodings: a loop for a hand, one C
-    pass per suit for a pile)."""
-    if len(cards) < 16:
-        out = [0] * 8
-        for c in cards:
-            out[SUIT_OF[c]] = out[SUIT_OF[c]] + 1
-        return out
-    b = bytes(cards).translate(_SUIT_BYTES)
-    return [b.count(0), b.count(1), b.count(2), b.count(3), b.count(4), b.count(5), b.count(6), b.count(7)]

@@ -50,7 +50,8 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable
 
-from ..engine import NUM_ACTIONS, AECCore, Event, Game, RuleSet, Termination, describe_id
+from ..engine import NUM_ACTIONS, Event, Game, RuleSet, Termination, describe_id
+from .aec import AECCore
 from .encoding import OBS_HIGH, ObservationBuffer, obs_size, render_table
 
 __all__ = ["CivLiteAECEnv", "env", "raw_env"]
@@ -94,7 +95,7 @@ class CivLiteAECEnv(AECEnv[str, dict[str, np.ndarray], int]):  # type: ignore[mi
     """The AEC environment (use :func:`env` to build one).
 
     Its per-decision calls (``last``, ``step``, ``observe`` and the ``agent_iter``
-    iterator) are the bound methods of a :class:`civlite.engine.aec.AECCore`, which runs
+    iterator) are the bound methods of a :class:`civlite.rl.aec.AECCore`, which runs
     compiled with the engine; this class keeps everything else, and every rare path those
     calls hand back (``_step_checked``, ``_finish``, PettingZoo's ``_was_dead_step``)."""
 

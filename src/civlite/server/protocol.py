@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..bots import LEVEL_NOTES, LEVEL_RATINGS, LEVELS
-from ..engine import CARDS, SUITS, Event, Game, RuleSet
+from ..engine import CARDS, SUITS, Event, Game, GameRecord, RuleSet
 from .storage import TableInfo
 
 VERSION = 1
@@ -459,7 +459,7 @@ def invite(table_id: str, seat: int, token: str) -> dict[str, Any]:
 
 def record(t: TableState) -> dict[str, Any]:
     """``GET /api/tables/{id}/record``: a finished game's full record."""
-    rec: dict[str, Any] = t.game.record().to_json()
+    rec: dict[str, Any] = GameRecord.of(t.game).to_json()
     return rec
 
 
@@ -471,10 +471,10 @@ def replay(t: TableState, seat: int | None) -> dict[str, Any]:
         raise ProtocolError("not_over", "the replay is published when the game is over")
     if seat is not None and not 0 <= seat < len(t.info.seats):
         raise ProtocolError("bad_seat", f"this table has seats 0 to {len(t.info.seats) - 1} (counted from 0): not {seat}")
-    g = t.game.record().initial()
+    g = GameRecord.of(t.game).initial()
     steps = [{"seq": 0, "by": None, "events": [dict(e.to_json(seat), seq=0) for e in g.opening_events],
               "state": g.view(seat).to_json()}]
-    for i, action in enumerate(t.game.record().actions, start=1):
+    for i, action in enumerate(GameRecord.of(t.game).actions, start=1):
         events = g.apply(action)
         steps.append({"seq": i, "by": {"seat": action.player, "via": t.via.get(i, "human")},
                       "events": [entry(t, i, e, seat) for e in events], "state": g.view(seat).to_json()})

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..bots import make_bot, play_step
-from ..engine import Game, RuleSet
+from ..engine import Game, GameRecord, RuleSet
 from .stats import quantile, tally_abilities
 
 SUMMARY_KEYS = ("games", "players", "bots", "wins", "draws", "seat_wins", "turns", "abilities",
@@ -130,7 +130,7 @@ def play_game(cfg: SimConfig, index: int) -> dict[str, Any]:
             elif k == "meld":
                 melds.append([e.player, game.turn])
     ct_by_turn.append(list(game.ct))  # the final CT
-    line: dict[str, Any] = game.record().to_json()
+    line: dict[str, Any] = GameRecord.of(game).to_json()
     line["index"] = index
     line["bots"] = specs
     outcome = game.outcome()

@@ -218,7 +218,7 @@ class Session:
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.game.record().save(path)
+        GameRecord.of(self.game).save(path)
         return path
 
 

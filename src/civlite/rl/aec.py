@@ -1,5 +1,5 @@
 """The per-decision half of an agent-environment-cycle (AEC) environment over one game,
-compiled with the engine.
+compiled with the engine (in its mypyc group, so that it calls the engine natively).
 
 PettingZoo's AEC loop makes three calls per decision (the ``agent_iter`` iterator's
 ``__next__``, ``last()``, ``step()``); run as Python methods, their bookkeeping (which
@@ -9,7 +9,7 @@ become the environment's ``last`` and ``step``), whose methods run compiled next
 engine and call it natively: the same values, the same state after every call, as the
 Python methods they stand for.
 
-It imports nothing outside the engine, and knows no library: the environment comes in as a
+It imports nothing but the engine, and knows no library: the environment comes in as a
 plain object, the observation arrays (numpy's, made by the caller over one
 :class:`~civlite.engine.numeric.ObservationStore` per seat) as opaque values with a ``copy``
 method. The AEC state that every call reads
@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .codec import NUM_ACTIONS
-from .game import Game
-from .numeric import ObservationStore
+from ..engine.codec import NUM_ACTIONS
+from ..engine.game import Game
+from ..engine.numeric import ObservationStore
 
 __all__ = ["AECCore", "AECIterator"]
 
