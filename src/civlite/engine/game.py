@@ -72,7 +72,6 @@ PHASES = ("rise", "action", "meld", "fall")
 _ACTION: Final = DecisionKind.ACTION
 _MELD: Final = DecisionKind.MELD
 _FALL: Final = DecisionKind.FALL_DISCARD
-_VISION: Final = DecisionKind.VISION
 _H_ACTION: Final = HANDLERS[_ACTION]
 _H_MELD: Final = HANDLERS[_MELD]
 _H_FALL: Final = HANDLERS[_FALL]

@@ -67,7 +67,7 @@ class GameState:
     chance: ChanceSource | None
     _knower: list[int]
     #: the discard pile's cards by suit (8 counts), kept with every move to or from the pile
-    #: (:func:`.view.suit_counts` makes it from a list): the numeric view reads it
+    #: (:func:`.codec.suit_counts` makes it from a list): the numeric view reads it
     _dsuits: list[int]
     _opts: tuple[tuple[int, int, tuple[int, ...]], ...]  # (suit, cost, compact ids) per ability
     _kind: DecisionKind  # the pending decision's kind (``Game`` holds its handler)
