@@ -51,7 +51,7 @@ if os.environ.get("CIVLITE_PURE", "") in ("", "0"):
     else:
         ext_modules = mypycify(
             [str(compiled["module_path"](PACKAGE, m)) for m in compiled["MODULES"]],
-            opt_level="3",
+            opt_level="1",  # as fast as "3" here (interleaved), a third less compile time
             group_name="civlite_engine",
         )
         STAMP.write_text(compiled["source_digest"](PACKAGE) + "\n")
