@@ -210,6 +210,9 @@ def serve(
         help="tables one client address may create a minute (default 10; 0: no limit)")] = None,
     connections_per_address: Annotated[Optional[int], typer.Option(
         help="WebSockets one client address may hold open (default 32)")] = None,
+    trust_proxy: Annotated[Optional[list[str]], typer.Option(
+        help="a reverse proxy's address or network whose X-Forwarded-For names the client (repeatable; "
+        "default: none)")] = None,
 ) -> None:
     """Play online: start the web server (lobby, tables, bots in seats) and print its URL."""
     try:
@@ -217,7 +220,8 @@ def serve(
     except ImportError as e:
         raise _fail(f"the server needs the web extra: pip install 'civlite[web]' ({e})") from None
     settings: dict[str, Any] = {k: v for k, v in (("tables_per_minute", tables_per_minute),
-                                  ("connections_per_address", connections_per_address)) if v is not None}
+                                  ("connections_per_address", connections_per_address),
+                                  ("trusted_proxies", trust_proxy)) if v is not None}
     run_server(host, port, db, bot_delay, rate_limit=rate_limit, bot_processes=bot_processes, allow_hosts=allow_host,
                allow_origins=allow_origin, ssl_keyfile=ssl_keyfile, ssl_certfile=ssl_certfile, **settings)
 

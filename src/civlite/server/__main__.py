@@ -26,10 +26,14 @@ def main() -> None:
     p.add_argument("--connections-per-address", type=int, default=None, help="open WebSockets per address")
     p.add_argument("--idle-seconds", type=float, default=None,
                    help="a table nobody watches and where nothing runs leaves memory after this long")
+    p.add_argument("--trust-proxy", action="append", default=None,
+                   help="a reverse proxy's address or network whose X-Forwarded-For names the client (repeatable; "
+                   "default: none)")
     a = p.parse_args()
     settings: dict[str, Any] = {k: v for k, v in (("tables_per_minute", a.tables_per_minute),
                                   ("connections_per_address", a.connections_per_address),
-                                  ("idle_seconds", a.idle_seconds)) if v is not None}
+                                  ("idle_seconds", a.idle_seconds), ("trusted_proxies", a.trust_proxy))
+                                 if v is not None}
     serve(a.host, a.port, a.db, a.bot_delay, rate_limit=a.rate_limit, bot_processes=a.bot_processes,
           allow_hosts=a.allow_host, allow_origins=a.allow_origin, ssl_keyfile=a.ssl_keyfile,
           ssl_certfile=a.ssl_certfile, **settings)

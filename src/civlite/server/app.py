@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import SQLAlchemyError
 
 from . import protocol
 from .botspecs import BOT_LEVELS, OFFERED_LEVELS
-from .guard import Buckets, Counter, Guard, default_hosts
+from .guard import Buckets, Counter, Guard, default_hosts, parse_trusted
 from .lobby import RULESETS
 from .protocol import VERSION, CreateTable, ProtocolError, Reissue, error
 from .state import Conn
@@ -59,7 +62,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
                allow_hosts: list[str] | None = None, allow_origins: list[str] | None = None,
                bind_host: str | None = None, tables_per_minute: float | None = None,
                connections_per_address: int | None = None, max_connections: int | None = None,
-               idle_seconds: float | None = None, leases: bool | None = None) -> FastAPI:
+               idle_seconds: float | None = None, leases: bool | None = None,
+               trusted_proxies: list[str] | None = None) -> FastAPI:
     """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds),
     CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off),
     CIVLITE_BOT_PROCESSES (worker processes for search bots, default one per core; 0: threads),
@@ -68,7 +72,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     WebSocket; ``*``: any), CIVLITE_TABLES_PER_MINUTE (per client address, default 10; 0: no
     limit), CIVLITE_CONNECTIONS_PER_ADDRESS (open WebSockets per client address, default 32),
     CIVLITE_IDLE_SECONDS (a table nobody watches and where nothing runs leaves memory after this
-    long, default 60)."""
+    long, default 60), CIVLITE_TRUSTED_PROXIES (addresses or networks of reverse proxies whose
+    ``X-Forwarded-For`` names the client, comma-separated; default none: no header is believed)."""
     url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
     delay = bot_delay if bot_delay is not None else _env_number("CIVLITE_BOT_DELAY", 0.8)
     rate = rate_limit if rate_limit is not None else _env_number("CIVLITE_RATE_LIMIT", RATE_LIMIT)
@@ -86,6 +91,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
                 else int(_env_number("CIVLITE_CONNECTIONS_PER_ADDRESS", CONNECTIONS_PER_ADDRESS)))
     conns = Counter(per_addr, max_connections if max_connections is not None else MAX_CONNECTIONS)
     idle = idle_seconds if idle_seconds is not None else _env_number("CIVLITE_IDLE_SECONDS", 60.0)
+    proxies = trusted_proxies if trusted_proxies is not None else (_env_list("CIVLITE_TRUSTED_PROXIES") or [])
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -101,12 +107,21 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
             store.close()
 
     app = FastAPI(title="Civ Lite: Ancients", version=str(VERSION), lifespan=lifespan)
-    app.add_middleware(Guard, hosts=hosts, origins=origins)
+    app.add_middleware(Guard, hosts=hosts, origins=origins, trusted=proxies)
+    parse_trusted(proxies)  # a bad address is named now, not at the first request
     app.state.connections = conns
 
     @app.exception_handler(ProtocolError)
     async def refused(request: Request, e: ProtocolError) -> JSONResponse:
         return JSONResponse(protocol.refusal(e.code, e.message), status_code=protocol.HTTP_STATUS.get(e.code, 422))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, e: RequestValidationError) -> JSONResponse:
+        """422 naming each problem; the input is not echoed (it may hold what JSON cannot carry)."""
+        problems = [{"loc": list(err.get("loc", ())), "msg": str(err.get("msg", "")), "type": str(err.get("type", ""))}
+                    for err in e.errors()]
+        body = json.loads(json.dumps({"detail": problems}, ensure_ascii=True, default=str))
+        return JSONResponse(body, status_code=422)
 
     def mgr(request: Request) -> Manager:
         m: Manager = request.app.state.manager
@@ -138,7 +153,11 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     @app.get("/api/tables")
     async def tables(request: Request, status: str = "playing") -> list[dict[str, Any]]:
         m = mgr(request)
-        infos = await asyncio.to_thread(m.store.list_tables, status if status != "all" else None)
+        try:
+            infos = await asyncio.to_thread(m.store.list_tables, status if status != "all" else None)
+        except SQLAlchemyError as e:  # storage down: told, as every route does
+            raise ProtocolError("unavailable", f"the tables could not be listed now ({type(e).__name__}): "
+                                "storage is not answering; try again later") from None
         out = []
         for info in infos:
             t = m.tables.get(info.id)

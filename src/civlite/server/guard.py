@@ -8,6 +8,7 @@ bounded in memory whatever the number of addresses that come.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 import time
@@ -67,6 +68,59 @@ def host_name(host_header: str) -> str:
     return h.rsplit(":", 1)[0] if h.count(":") == 1 else h
 
 
+def has_lone_surrogate(value: Any) -> bool:
+    """Whether a parsed JSON value holds a string that is not Unicode (a lone surrogate such as
+    ``"\\ud800"``, which JSON's escapes can write but UTF-8 cannot store)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+def body_problem(body: bytes, content_type: str | None) -> str | None:
+    """Why a request body cannot be read as text (None when it can): not UTF-8, or JSON holding
+    a lone surrogate. Malformed JSON is left to the route (it answers 422 naming the place)."""
+    if not body:
+        return None
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"the request body is not valid UTF-8 (byte {e.start})"
+    if (content_type is None or "json" in content_type.lower()) and "\\u" in text.lower():
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return None
+        if has_lone_surrogate(parsed):
+            return "the request body holds a lone surrogate (a \\uD800-\\uDFFF escape not in a pair), which is not text"
+    return None
+
+
+def parse_trusted(addresses: Iterable[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The proxies whose ``X-Forwarded-For`` is believed: addresses or networks (``10.0.0.0/8``),
+    or a clear error naming the one that is neither."""
+    nets = []
+    for a in addresses:
+        a = a.strip()
+        if not a:
+            continue
+        try:
+            nets.append(ipaddress.ip_network(a, strict=False))
+        except ValueError:
+            raise ValueError(f"a trusted proxy must be an IP address or network, got {a!r}") from None
+    return nets
+
+
 def _header(scope: Scope, name: bytes) -> str | None:
     for k, v in scope.get("headers", ()):
         if k == name:
@@ -76,12 +130,42 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 class Guard:
     """ASGI middleware. ``hosts``: the Host names served (``"*"``: any); ``origins``: other
-    origins whose pages may open the WebSocket (``"*"``: any), besides the server's own."""
+    origins whose pages may open the WebSocket (``"*"``: any), besides the server's own;
+    ``trusted``: the proxies (addresses or networks) whose ``X-Forwarded-For`` names the client
+    (none by default: the peer's address is the client's, whatever a header says)."""
 
-    def __init__(self, app: ASGIApp, hosts: Iterable[str], origins: Iterable[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, hosts: Iterable[str], origins: Iterable[str] = (),
+                 trusted: Iterable[str] = ()) -> None:
         self.app = app
         self.hosts = {host_name(h) if h != "*" else "*" for h in hosts}
         self.origins = {o.rstrip("/").lower() for o in origins}
+        self.trusted = parse_trusted(trusted)
+
+    def is_trusted(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.trusted)
+
+    def client_of(self, scope: Scope) -> None:
+        """Behind a trusted proxy, the client is the last address in ``X-Forwarded-For`` that is
+        not a trusted proxy itself (each proxy appends the peer it saw)."""
+        client = scope.get("client")
+        if not self.trusted or not client or not self.is_trusted(client[0]):
+            return
+        forwarded = _header(scope, b"x-forwarded-for")
+        if not forwarded:
+            return
+        hops = [h.strip() for h in forwarded.split(",") if h.strip()]
+        for hop in reversed(hops):
+            if not self.is_trusted(hop):
+                try:
+                    ipaddress.ip_address(hop)
+                except ValueError:
+                    return  # not an address: the peer is kept
+                scope["client"] = (hop, 0)
+                return
 
     def host_ok(self, host: str | None) -> bool:
         if "*" in self.hosts:
@@ -105,6 +189,7 @@ class Guard:
         if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        self.client_of(scope)
         host = _header(scope, b"host")
         if not self.host_ok(host):
             why = (f"this server does not answer to the host name {host!r} (a guard against DNS rebinding); "
@@ -124,16 +209,33 @@ class Guard:
         if length is not None and (not length.strip().isdigit() or int(length) > MAX_BODY):
             await self._refuse(scope, send, 413, "too_large", f"a request body is at most {MAX_BODY} bytes")
             return
+        chunks: list[bytes] = []
         seen = 0
-
-        async def receive_bounded() -> Message:
-            nonlocal seen
+        while True:  # the body, whole (at most MAX_BODY bytes), so that it is checked before the route
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > MAX_BODY:  # a chunked body past the limit: treated as a disconnect
-                    return {"type": "http.disconnect"}
-            return message
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunk = bytes(message.get("body", b""))
+            seen += len(chunk)
+            if seen > MAX_BODY:  # a chunked body past the limit
+                await self._refuse(scope, send, 413, "too_large", f"a request body is at most {MAX_BODY} bytes")
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        problem = body_problem(body, _header(scope, b"content-type"))
+        if problem is not None:
+            await self._refuse(scope, send, 422, "bad_body", problem + "; nothing changed")
+            return
+        given = False
+
+        async def receive_body() -> Message:
+            nonlocal given
+            if not given:
+                given = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
 
         ws = ""
         if host:
@@ -149,7 +251,7 @@ class Guard:
                 message["headers"] = headers
             await send(message)
 
-        await self.app(scope, receive_bounded, send_with_headers)
+        await self.app(scope, receive_body, send_with_headers)
 
     @staticmethod
     async def _refuse(scope: Scope, send: Send, status: int, code: str, why: str) -> None:
@@ -160,7 +262,7 @@ class Guard:
         body = json.dumps(refusal(code, why)).encode()
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                *HEADERS]})
+                                (b"content-security-policy", CSP.format(ws="").encode("latin-1")), *HEADERS]})
         await send({"type": "http.response.body", "body": body})
 
 

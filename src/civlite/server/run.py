@@ -22,6 +22,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, bot_
 
     from .app import create_app
     from .guard import default_hosts
+    from .wire import GuardedH11, GuardedWebSocket
 
     if (ssl_keyfile is None) != (ssl_certfile is None):
         raise SystemExit("TLS needs both --ssl-keyfile and --ssl-certfile")
@@ -38,7 +39,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None, bot_
     scheme = "https" if ssl_certfile else "http"
     sys.stdout.write(f"Civ Lite server: open {scheme}://{shown}:{port}/  (storage: {where})\n")
     sys.stdout.flush()
-    # no per-message deflate: frames are small, and compressing each costs more CPU than it saves
+    # no per-message deflate: frames are small, and compressing each costs more CPU than it saves.
+    # No proxy headers here: the app's guard believes X-Forwarded-For only from the proxies named
+    # by --trust-proxy (uvicorn would believe it from 127.0.0.1, i.e. from any local process)
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_ping_interval=20, ws_ping_timeout=20,
-                ws_per_message_deflate=False, ws="websockets-sansio", ws_max_size=WS_MAX_SIZE,
-                ssl_keyfile=ssl_keyfile, ssl_certfile=ssl_certfile)
+                ws_per_message_deflate=False, http=GuardedH11, ws=GuardedWebSocket, ws_max_size=WS_MAX_SIZE,
+                ssl_keyfile=ssl_keyfile, ssl_certfile=ssl_certfile, proxy_headers=False)
