@@ -28,12 +28,52 @@ def test_the_clock_waits_until_the_seat_has_connected(server: ServerProc) -> Non
     assert w["clock"] and w["clock"]["seat"] == 0  # her clock starts when she comes
     p = spec.until(lambda m: m["type"] == "presence")
     assert p["clock"] and p["clock"]["seat"] == 0  # and the others see it start
+    # she is told once, in the second person; the others in the third; the move is the safest: a pass
     n = a.until(lambda m: m["type"] == "notice", timeout=15)
-    assert n["text"] == "Ann's clock ran out: the heuristic bot decided for them"
+    assert n["text"] == "Your turn clock ran out: the safest move was made for you."
     u = a.until(lambda m: m["type"] == "update", timeout=15)
     assert u["by"] == {"seat": 0, "via": "clock"} and all(e["via"] == "clock" for e in u["events"])
+    assert sum(f["type"] == "notice" for f in a.frames) == 1
+    assert spec.until(lambda m: m["type"] == "notice")["text"] == "Ann's clock ran out: the safest move was made for them."
     a.close()
     spec.close()
+
+
+def test_the_safest_move_is_a_pass_or_the_least_costly_discard() -> None:
+    from civlite.bots.heuristic import evaluator, suit_counts
+    from civlite.engine import DISCARD_BASE, PASS_ID, Game, Pass
+    from civlite.server.clocks import safest
+
+    g = Game(2, seed=3)
+    first = safest(g)
+    assert isinstance(first, Pass) and first.player == g.to_move
+    discards = 0
+    while not g.is_over and discards < 3:  # the largest legal move each time, until discards come
+        ids = g.legal_ids()
+        if PASS_ID not in ids and ids[0] >= DISCARD_BASE:
+            discards += 1
+            move = safest(g)
+            lo = evaluator(g.rules, g.n).loss(suit_counts(g.hands[g.to_move]))
+            least = min(lo[i - DISCARD_BASE] for i in ids)
+            # its first card is one whose loss costs the hand least
+            assert least in {lo[int(c.suit)] for c in move.cards}  # type: ignore[attr-defined]
+            g.apply(move)  # and it is legal
+        else:
+            g.apply_id(ids[-1])
+    assert discards >= 1
+
+
+def test_a_table_may_choose_the_clocks_stand_in_bot(server: ServerProc) -> None:
+    r = httpx.post(server.url + "/api/tables", json={"seats": [{"kind": "human"}, {"kind": "bot"}], "stand_in": "nosuch"})
+    assert r.status_code == 422 and "stand-in" in r.json()["detail"]
+    t = server.create([{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}], victory_ct=6, clock=1,
+                      seed=4, stand_in="easy")
+    a = Client(server.ws_url)
+    a.hello(t["id"], token_of(t, 0))
+    n = a.until(lambda m: m["type"] == "notice", timeout=15)
+    assert n["text"].startswith("Your turn clock ran out: the ") and n["text"].endswith(" bot decided for you.")
+    assert "safest" not in n["text"]
+    a.close()
 
 
 def test_clock_moves_made_while_away_are_told_on_return(server: ServerProc) -> None:
@@ -94,3 +134,19 @@ def test_names_are_made_safe_and_bots_get_distinct_names(server: ServerProc) -> 
     names = [s["name"] for s in t["seats"]]
     assert names[0] == "Ann" and len(set(names)) == 4 and names[2] == "Nefertiti"
     assert set(names[1::2]) <= set(BOT_NAMES)
+
+
+def test_the_record_keeps_who_played_each_action(server: ServerProc) -> None:
+    """Bots' moves too: the replay credits each step to its seat (not all to seat 0)."""
+    t = server.create([{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "heuristic"},
+                       {"kind": "bot", "bot": "random"}], victory_ct=5)
+    deadline = time.monotonic() + 60
+    while httpx.get(server.url + f"/api/tables/{t['id']}").json()["status"] != "over":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    rec = httpx.get(server.url + f"/api/tables/{t['id']}/record").json()
+    assert all(isinstance(a.get("player"), int) for a in rec["actions"])
+    steps = httpx.get(server.url + f"/api/tables/{t['id']}/replay").json()["steps"][1:]
+    assert all(s["by"]["seat"] is not None and s["by"]["via"] == "bot" for s in steps)
+    assert [s["by"]["seat"] for s in steps] == [a["player"] for a in rec["actions"]]
+    assert len({s["by"]["seat"] for s in steps}) == 3

@@ -52,5 +52,19 @@ class Broadcaster:
         for c in list(t.conns):
             c.send_text(text)
 
+    def to_seat(self, t: Table, seat: int, msg: dict[str, Any]) -> None:
+        """To the connections that hold ``seat`` (its player's tabs)."""
+        text = _text(msg)
+        for c in list(t.conns):
+            if c.seat == seat:
+                c.send_text(text)
+
+    def to_others(self, t: Table, seat: int, msg: dict[str, Any]) -> None:
+        """To every connection but those that hold ``seat``."""
+        text = _text(msg)
+        for c in list(t.conns):
+            if c.seat != seat:
+                c.send_text(text)
+
     def presence(self, t: Table) -> None:
         self.to_all(t, protocol.presence(t))

@@ -1,12 +1,14 @@
-"""Turn clocks: when a seat's clock runs, and the move a bot makes for a seat whose clock ran
-out (announced at the table)."""
+"""Turn clocks: when a seat's clock runs, and the move made for a seat whose clock ran out: the
+bot the table's creator chose as the stand-in, or else the safest legal move (a pass, or the
+discard that costs the hand least). The seat's player is told once, in the second person; the
+others in the third."""
 
 from __future__ import annotations
 
 import time
 
-from ..bots import decide
-from ..engine import Action
+from ..bots import decide, make_bot
+from ..engine import PASS_ID, Action, Game, Pass
 from . import protocol
 from .botspecs import bot_for
 from .broadcast import Broadcaster
@@ -25,17 +27,35 @@ def start_clock(t: Table) -> float:
     return seconds
 
 
-class Clocks:
-    """The clock's moves, chosen by ``bot`` (a bot spec)."""
+def safest(game: Game) -> Action:
+    """The safest legal move for the seat to decide: a pass when one is allowed; else what the
+    heuristic chooses, which for a discard is the cards whose loss costs the hand least (and for
+    a forced take, the card it needs most)."""
+    seat = game.to_move
+    if PASS_ID in game.legal_ids():
+        return Pass(player=seat)
+    return decide(make_bot("heuristic", seed=0), game.clone())
 
-    def __init__(self, broadcaster: Broadcaster, bot: str) -> None:
+
+class Clocks:
+    """The clock's moves: the table's stand-in bot (``options["stand_in"]``) when it has one,
+    else :func:`safest`."""
+
+    def __init__(self, broadcaster: Broadcaster, bot: str | None = None) -> None:
         self.broadcaster = broadcaster
-        self.bot = bot
+        self.bot = bot  # a server-wide stand-in; None: the safest move
 
     async def choose(self, t: Table, seat: int) -> Action:
-        """The move for ``seat``, whose clock ran out."""
-        bot, level = bot_for(self.bot, None)
-        action = decide(bot, t.game.clone())
-        self.broadcaster.to_all(t, protocol.clock_notice(
-            seat, f"{t.name(seat)}'s clock ran out: the {level} bot decided for them"))
+        """The move for ``seat``, whose clock ran out; its player and the others are told."""
+        spec = t.info.stand_in or self.bot
+        if spec is None:
+            action = safest(t.game)
+            mine, theirs = "the safest move was made for you", "the safest move was made for them"
+        else:
+            bot, level = bot_for(spec, None)
+            action = decide(bot, t.game.clone())
+            mine, theirs = f"the {level} bot decided for you", f"the {level} bot decided for them"
+        self.broadcaster.to_seat(t, seat, protocol.clock_notice(seat, f"Your turn clock ran out: {mine}."))
+        self.broadcaster.to_others(t, seat, protocol.clock_notice(
+            seat, f"{t.name(seat)}'s clock ran out: {theirs}."))
         return action

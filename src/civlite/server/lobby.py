@@ -108,11 +108,17 @@ class Lobby:
         rules = rules_of(spec)
         seats, tokens = seats_of(spec)
         seed = seed_of(spec)
+        options: dict[str, Any] = {}
+        if spec.stand_in is not None:
+            try:
+                options["stand_in"] = check_bot_spec(spec.stand_in)
+            except ValueError as e:
+                raise ProtocolError("bad_bot", f"the clock's stand-in: {e}") from None
         try:
             info = await asyncio.to_thread(
                 self.store.create_table, id=new_table_id(), name=safe_name(spec.name) or f"{len(seats)}-seat table",
                 rules=rules.to_dict(), seed=seed, seats=seats, clock=spec.clock, seeded=spec.practice,
-                lease=self.leases.for_new_table())
+                lease=self.leases.for_new_table(), options=options)
         except Exception as e:
             log.warning("a table could not be stored: %s: %s", type(e).__name__, e)
             raise ProtocolError("unavailable", f"the table could not be stored ({type(e).__name__}): "

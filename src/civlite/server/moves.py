@@ -80,6 +80,8 @@ class Moves:
                 raise ProtocolError("not_your_turn",
                                     f"it is not your turn: {t.name(pending.player)} decides now "
                                     f"({pending.kind.replace('_', ' ')})")
+            if action.player is None:  # the record names who played each action (a bot's too)
+                action = action_from_json(dict(action.to_json(), player=seat))
             # the move is played on a copy, which replaces the game only once it is stored: a
             # write that fails leaves the table exactly as it was
             g = t.game.clone()

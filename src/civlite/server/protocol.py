@@ -416,6 +416,9 @@ class CreateTable(BaseModel):
     rules: Annotated[str, Field(max_length=40)] = "default"
     victory_ct: Annotated[int, Field(ge=1, le=1000)] | None = None
     clock: Annotated[int, Field(ge=1, le=86400)] | None = None
+    #: the bot (a spec or a level) that decides for a seat whose clock ran out; none: the safest
+    #: legal move is made for it (a pass, or else the discard that costs its hand least)
+    stand_in: Annotated[str, Field(max_length=64)] | None = None
     #: a practice table: its seed may be chosen (``seed``), and every seat is told and shown it.
     #: Any other table deals from a secret 128-bit seed, revealed with the record once the game is over
     practice: bool = False
@@ -475,8 +478,10 @@ def replay(t: TableState, seat: int | None) -> dict[str, Any]:
     steps = [{"seq": 0, "by": None, "events": [dict(e.to_json(seat), seq=0) for e in g.opening_events],
               "state": g.view(seat).to_json()}]
     for i, action in enumerate(GameRecord.of(t.game).actions, start=1):
+        # records kept before the server stamped each action with its seat: the seat that was to decide
+        player = action.player if action.player is not None else (g.pending.player if g.pending else None)
         events = g.apply(action)
-        steps.append({"seq": i, "by": {"seat": action.player, "via": t.via.get(i, "human")},
+        steps.append({"seq": i, "by": {"seat": player, "via": t.via.get(i, "human")},
                       "events": [entry(t, i, e, seat) for e in events], "state": g.view(seat).to_json()})
     return {"table": table_json(t), "seat": seat, "steps": steps, "final": final_json(t)}
 

@@ -70,6 +70,10 @@ class TableRow(Base):
     secret: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: the seed was chosen by the table's creator (practice): every seat is told, and shown it
     seeded: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: the creator's choices besides the game's (``stand_in``: the bot a timed-out seat's clock uses)
+    options: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: the last time a player acted here (None: nobody yet, or a table from before migration 0005)
+    active_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class ActionRow(Base):
@@ -103,12 +107,21 @@ class TableInfo:
     rematch_of: str | None
     rematch: str | None
     seeded: bool = False  # a chosen seed (practice): every seat is told and shown the seed
+    options: dict[str, Any] = field(default_factory=dict)
+    active_at: datetime | None = None
 
     @classmethod
     def of(cls, r: TableRow) -> TableInfo:
         seed = int(r.secret, 16) if r.secret else r.seed  # the secret is the deal's seed
         return cls(r.id, r.name, r.created_at, r.rules, seed, r.first, list(r.seats), r.clock, r.status,
-                   r.num_actions, r.winner, r.rematch_of, r.rematch, bool(r.seeded))
+                   r.num_actions, r.winner, r.rematch_of, r.rematch, bool(r.seeded), dict(r.options or {}),
+                   r.active_at)
+
+    @property
+    def stand_in(self) -> str | None:
+        """The bot spec the creator chose for a seat whose clock runs out (None: the safest move)."""
+        v = self.options.get("stand_in")
+        return str(v) if v else None
 
     def ruleset(self) -> RuleSet:
         return RuleSet.from_dict(self.rules, where=f"table {self.id} rules")
@@ -248,7 +261,8 @@ class Store:
     # -- tables -------------------------------------------------------------------
     def create_table(self, *, id: str, name: str, rules: dict[str, Any], seed: int, seats: list[dict[str, Any]],
                      clock: int | None, first: int = 0, rematch_of: str | None = None,
-                     seeded: bool = False, lease: tuple[str, float] | None = None) -> TableInfo:
+                     seeded: bool = False, lease: tuple[str, float] | None = None,
+                     options: dict[str, Any] | None = None) -> TableInfo:
         """``seed``: the deal's seed, of any size (a secret one is kept as hex: it is too big for
         BIGINT); ``seeded``: it was chosen by the creator (a practice table, marked as such).
         ``lease``: ``(owner, seconds)``, the new table's lease, taken in the same transaction
@@ -259,7 +273,7 @@ class Store:
         small = seeded and seed < 2**63
         row = TableRow(id=id, name=name, created_at=_now(), rules=rules, seed=seed if small else 0,
                        secret=None if small else format(seed, "x"), seeded=seeded, first=first, seats=seats,
-                       clock=clock, status="playing", num_actions=0, rematch_of=rematch_of)
+                       clock=clock, status="playing", num_actions=0, rematch_of=rematch_of, options=options or None)
         with self.sessions.begin() as s:
             s.add(row)
             if rematch_of is not None:
@@ -356,11 +370,14 @@ class Store:
             {"table_id": a.table_id, "seq": a.seq, "seat": a.seat, "action": a.action, "client_id": a.client_id,
              "by": a.by, "created_at": now} for a in batch])
         last: dict[str, Append] = {}
+        humans = {a.table_id for a in batch if a.by == "human"}
         for a in batch:
             if a.table_id not in last or a.seq > last[a.table_id].seq:
                 last[a.table_id] = a
         for a in last.values():
             values: dict[str, Any] = {"num_actions": a.seq}
+            if a.table_id in humans:  # someone played here: the table is not abandoned
+                values["active_at"] = now
             if a.over:
                 values.update(status="over", winner=a.winner)
             conn.execute(update(TableRow).where(TableRow.id == a.table_id).values(**values))

@@ -42,7 +42,7 @@ class Manager:
     0: threads). ``rate_limit``: messages a second per connection (None: off)."""
 
     def __init__(self, store: Store, bot_delay: float = 0.8, listen: bool | None = None,
-                 clock_bot: str = "heuristic", rate_limit: float | None = None,
+                 clock_bot: str | None = None, rate_limit: float | None = None,
                  bot_processes: int | None = None, idle_seconds: float = 60.0,
                  leases: bool | None = None) -> None:
         self.store = store

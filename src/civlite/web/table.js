@@ -130,7 +130,7 @@ export class TableConn {
         document.body.dataset.seat = m.seat === null ? "spectator" : m.seat;
         this.opts.setStatus(m.seat === null ? "watching" : `seat ${m.seat + 1} · connected`);
         if (m.missed_clock) {
-          const text = `While you were away, your turn clock ran out ${m.missed_clock === 1 ? "once" : `${m.missed_clock} times`}: a bot decided for you (marked “clock” in the log).`;
+          const text = `While you were away, your turn clock ran out ${m.missed_clock === 1 ? "once" : `${m.missed_clock} times`}: a move was made for you each time (marked “clock” in the log).`;
           this.notices.push(text);
           this.say(text);
         } else if (this.mine()) this.say(`Your turn: ${this.turnWords()}.`);
@@ -157,9 +157,7 @@ export class TableConn {
         } else if (this.mine() && (!wasMine || oldDn !== this.decision)) {
           this.say(`${this.live ? `${this.live} ` : ""}Your turn: ${this.turnWords()}.`);
         }
-        if (m.by?.via === "clock" && m.by.seat === me()) {
-          this.notices.push("Your turn clock ran out: a bot decided for you (marked “clock” in the log).");
-        }
+        // a move the clock made for this seat: the server's notice tells its player, once
         break;
       }
       case "ack":
@@ -169,6 +167,7 @@ export class TableConn {
       case "error":
         if (m.id) this.outbox.delete(m.id);
         this.busy = this.outbox.size > 0;
+        if (!m.id) this.wantRematch = false; // a refused rematch (its button comes back)
         if (m.code === "stale" && this.autoIds.has(m.id)) return; // an automatic pass made twice: nothing to tell
         if (m.code === "revoked" && (this.reissuing || (ws.helloToken && ws.helloToken !== this.token))) {
           // this page asked for the new link (the word may come before or after its answer): the
@@ -631,8 +630,13 @@ function EndScreen({ conn, v }) {
         <td>${f ? html`<${Cards} cards=${[...f.hands[s]].sort(byHand)} small empty="empty" testid=${`final-hand-${s}`} label=${`${v.name(s)}'s hand`} />` : ""}</td></tr>`)}</tbody></table>
     <div class="row">
       ${conn.seat !== null ? html`<button type="button" class="primary big" data-testid="rematch"
-          onClick=${() => { if (conn.table.rematch) conn.goRematch(); else { conn.wantRematch = true; conn.send({ v: PROTOCOL, type: "rematch" }); } }}>
-          ${conn.table.rematch ? "Go to the rematch" : "Rematch"}</button>` : conn.table.rematch ? html`<a href=${`/t/${conn.table.rematch}`}>Watch the rematch</a>` : ""}
+          aria-busy=${conn.wantRematch ? "true" : "false"} disabled=${conn.wantRematch}
+          onClick=${() => {
+            if (conn.table.rematch) { conn.goRematch(); return; }
+            // shown at once: the table is being made (the answer takes a round trip and a write)
+            conn.wantRematch = true; conn.send({ v: PROTOCOL, type: "rematch" }); conn.draw();
+          }}>
+          ${conn.wantRematch ? "Rematch on its way…" : conn.table.rematch ? "Go to the rematch" : "Rematch"}</button>` : conn.table.rematch ? html`<a href=${`/t/${conn.table.rematch}`}>Watch the rematch</a>` : ""}
       <button type="button" class="big" data-testid="replay-open" onClick=${() => conn.openReplay(conn.seat)}>Watch the replay</button>
       <a href=${`/api/tables/${conn.id}/record`} download=${`civlite-${conn.id}.json`}>Download the record</a>
     </div>
