@@ -308,7 +308,9 @@ def ablate(
     games: Annotated[int, typer.Option("--games", "-n", help="games per rule set")] = 500,
     seed: Annotated[int, typer.Option()] = 1,
     rules: Annotated[Optional[Path], typer.Option(help="base rule-set TOML file")] = None,
-    mode: Annotated[str, typer.Option(help="off: remove each ability in turn; dearer: one card more")] = "off",
+    mode: Annotated[str, typer.Option(help="off: remove each ability in turn; dearer: one card more; strength: "
+                                           "one seat alone may use it, then alone may not")] = "off",
+    correction: Annotated[str, typer.Option(help="correction over the abilities: holm or fdr_bh")] = "holm",
     only: Annotated[Optional[str], typer.Option(help="comma-separated ability names or paths (basic.W)")] = None,
     workers: Annotated[Optional[int], typer.Option()] = None,
     backend: Annotated[str, typer.Option()] = "local",
@@ -321,7 +323,7 @@ def ablate(
 
     simcli.ablate_command(bots=bots, players=players, games=games, seed=seed, rules=load_rules(rules),
                           workers=workers, backend=backend, mode=mode, only=only, out=out, json_out=json_out,
-                          fail=_fail, force=force)
+                          fail=_fail, force=force, correction=correction)
 
 
 @app.command()

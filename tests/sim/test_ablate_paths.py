@@ -10,7 +10,9 @@ from typer.testing import CliRunner
 
 from civlite.cli import app
 from civlite.engine import RuleSet, RuleSetError
-from civlite.sim.ablate import ablate, ablated
+from civlite.sim.ablate import ablate, ablated, chart_data
+from civlite.sim.simulator import SimConfig, banned_ids, play_game
+from civlite.sim.stats import adjust, paired_binary, paired_t
 from civlite.sim.paths import get_path, parse_value, set_path, split_values
 
 
@@ -27,13 +29,74 @@ def test_ablated_rule_sets(tmp_path: Path) -> None:
 def test_ablation_measures_each_ability_against_the_default() -> None:
     res = ablate(RuleSet.default(), ("heuristic", "random"), 2, 6, seed=2, only=["Conquest", "basic.W"])
     assert [r["ability"] for r in res["rows"]] == ["Greatness", "Conquest"]
+    assert res["paired"] and res["correction"] == "holm"
     for row in res["rows"]:
         assert row["uses_per_game"]["changed"] == 0  # removed: never played
         lo, hi = row["seat0"]["ci95"]
         assert -1 <= lo <= row["seat0"]["diff"] <= hi <= 1
+        assert row["seat0"]["p"] <= row["seat0"]["p_adj"] <= 1
         lo, hi = row["length"]["ci95"]
         assert lo <= row["length"]["diff"] <= hi
         assert set(row["bots"]) == {"heuristic", "random"}
+    panels = chart_data(res)
+    assert [p["key"] for p in panels] == ["seat0", "length"]
+    assert {r["ability"] for r in panels[0]["rows"]} == {"Greatness", "Conquest"}
+
+
+def test_paired_statistics() -> None:
+    # the same 10 games: 3 turn from a loss into a win, 1 the other way
+    x = [0, 0, 0, 1, 1, 0, 1, 0, 1, 0]
+    y = [1, 1, 1, 0, 1, 0, 1, 0, 1, 0]
+    d, lo, hi, p = paired_binary(x, y)
+    assert d == pytest.approx(0.2) and lo < d < hi
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    assert p == pytest.approx(mcnemar([[0, 1], [3, 0]], exact=True).pvalue)
+    import numpy as np
+
+    diffs = np.array(y) - np.array(x)
+    se = diffs.std(ddof=1) / np.sqrt(10)
+    from scipy import stats as st
+
+    t = st.t.ppf(0.975, 9)
+    assert (lo, hi) == pytest.approx((0.2 - t * se, 0.2 + t * se))  # the paired SE, not two samples'
+    assert paired_binary(x, x)[3] == 1.0
+    a, b = [30.0, 31, 29, 35], [31.0, 33, 30, 36]
+    d, lo, hi, p = paired_t(a, b)
+    assert d == pytest.approx(1.25) and p == pytest.approx(st.ttest_rel(b, a).pvalue) and lo < 1.25 < hi
+    reject, padj = adjust([0.01, 0.04, 0.03], "holm")
+    assert padj == pytest.approx([0.03, 0.06, 0.06]) and reject == [True, False, False]
+
+
+def test_a_restricted_seat_never_uses_the_ability() -> None:
+    rules = RuleSet.default()
+    assert len(banned_ids(rules, "basic.A")) == 8
+    for kind in ("only", "denied"):
+        cfg = SimConfig(bots=("heuristic",), players=2, games=6, seed=4, rules=rules, restrict=("basic.A", kind))
+        assert SimConfig.from_json(cfg.to_json()) == cfg
+        for i in range(6):
+            st = play_game(cfg, i)["stats"]
+            assert st["focus"] == i % 2
+            for seat, acts in enumerate(st["abilities"]):
+                allowed = (seat == st["focus"]) == (kind == "only")
+                if not allowed:
+                    assert "Culture" not in acts
+    free = [play_game(SimConfig(bots=("heuristic",), players=2, games=6, seed=4), i)["stats"] for i in range(6)]
+    assert any("Culture" in acts for st in free for acts in st["abilities"])  # the test can fail
+    with pytest.raises(ValueError, match="no ability"):
+        SimConfig(bots=("heuristic",), rules=ablated(rules, "basic", "A", "off"), restrict=("basic.A", "only"))
+    with pytest.raises(ValueError, match="ability path"):
+        SimConfig(bots=("heuristic",), restrict=("victory_ct", "only"))
+
+
+def test_ability_strength() -> None:
+    res = ablate(RuleSet.default(), ("heuristic",), 2, 8, seed=2, mode="strength", only=["Culture", "Greatness"])
+    assert res["mode"] == "strength" and [r["ability"] for r in res["rows"]] == ["Greatness", "Culture"]
+    for r in res["rows"]:
+        assert r["swing"]["diff"] == pytest.approx(r["only"]["win_rate"] - r["denied"]["win_rate"])
+        assert r["swing"]["ci95"][0] <= r["swing"]["diff"] <= r["swing"]["ci95"][1]
+        assert "p_adj" in r["swing"] and r["fair_share"] == 0.5
+    assert [p["key"] for p in chart_data(res)] == ["swing"]
     with pytest.raises(ValueError, match="no ability"):
         ablate(RuleSet.default(), ("heuristic",), 2, 2, only=["Nonesuch"])
 
@@ -45,8 +108,14 @@ def test_ablate_command(tmp_path: Path) -> None:
     res = json.loads(r.stdout)
     assert res["mode"] == "dearer" and res["rows"][0]["ability"] == "Golden Age"
     html = (tmp_path / "ab" / "ablation.html").read_text()
-    assert "Golden Age" in html and "Bots: <b>heuristic</b>" in html
+    assert "Golden Age" in html and "Bots: <b>heuristic</b>" in html and "data:image/png" in html
+    assert (tmp_path / "ab" / "ablation.png").stat().st_size > 0 and "Holm" in html
+    r = CliRunner().invoke(app, ["ablate", "--games", "2", "--workers", "1", "--only", "Growth", "--mode", "strength",
+                                 "--correction", "fdr_bh", "--out", str(tmp_path / "st")])
+    assert r.exit_code == 0, r.output
+    assert "ability strength" in r.stdout and "Growth" in r.stdout
     for args, words in ((["--mode", "cheaper"], "--mode"), (["--only", "Nonesuch"], "no ability"),
+                        (["--correction", "bonferroni"], "--correction"),
                         (["--players", "1"], "--players")):
         bad = CliRunner().invoke(app, ["ablate", "--games", "2", "--workers", "1", *args,
                                        "--out", str(tmp_path / "bad")])

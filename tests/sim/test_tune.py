@@ -1,4 +1,5 @@
-"""civlite tune: the space file, pruning of hopeless variants, playable best variants."""
+"""civlite tune: the space file, pruning of hopeless variants, a confirmation on fresh games,
+playable best variants (only confirmed ones)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typer.testing import CliRunner
 
 from civlite.cli import app
 from civlite.engine import RuleSet
+from civlite.sim import tune as tune_module
 from civlite.sim.tune import Goal, Tally, TuneError, goal_met, hopeless, load_space, loss, space_from_dict, tune
 
 SPACE = """
@@ -20,6 +22,7 @@ trials = 4
 games = 8
 batch = 4
 seed = 3
+confirm = 4
 
 [goal]
 seat_edge = 1.0
@@ -80,25 +83,101 @@ def test_tune_prunes_hopeless_variants_and_writes_playable_toml(tmp_path: Path) 
     assert states[(0, 15), 1] == states[(0, 15), 2] == "pruned"
     assert states[(0, 0), 1] == states[(0, 0), 2] == "complete"
     assert all(t["games"] == 4 for t in res["trials"] if t["state"] == "pruned")  # stopped after one batch
+    finalists = [t for t in res["trials"] if t["trial"] in res["confirm"]["finalists"]]
+    assert {t["params"]["start_ct"][1] for t in finalists} == {0}  # pruned variants never reach it
+    assert all([r["bots"] for r in t["confirmation"]["runs"]] == [["heuristic"], ["expert"]] for t in finalists)
+    md = (tmp_path / "out" / "tune.md").read_text()
+    assert "pruned" in md and "heuristic" in md and "## Confirmation (fresh games)" in md
+
+
+def test_a_confirmed_variant_is_written_with_its_confirmed_figures(tmp_path: Path) -> None:
+    f = tmp_path / "s.toml"
+    f.write_text(SPACE.replace("seat_edge = 1.0", "seat_edge = 50.0").replace("[[0, 0], [0, 15]]", "[[0, 0]]")
+                 .replace("confirm = 4", "confirm = 10").replace("ablation = 60.0", "ablation = 100.0"))
+    res = tune(load_space(f), tmp_path / "out", workers=1)
     best = [next(t for t in res["trials"] if t["trial"] == n) for n in res["best"]]
-    assert best and best[0]["file"] == "best-1.toml" and best[0]["params"]["start_ct"] == [0, 0] and "ablation_max_points" in best[0]
+    assert best and best[0]["file"] == "best-1.toml" and best[0]["params"]["start_ct"] == [0, 0]
+    conf = best[0]["confirmation"]
+    assert conf["passed"] and "ablation_max_points" in conf and conf["seed"] != 3
+    assert [r["bots"] for r in conf["runs"]] == [["heuristic"], ["expert"]]  # two skill levels
+    assert all(r["games"] == 10 for r in conf["runs"])
     rules = RuleSet.from_toml(tmp_path / "out" / best[0]["file"])
     assert rules.to_dict()["basic"]["W"]["cards"] == best[0]["params"]["basic.W.cards"]
+    head = (tmp_path / "out" / best[0]["file"]).read_text().split("name =")[0]
+    assert "passed its confirmation on 10 fresh games" in head and "expert:" in head
     md = (tmp_path / "out" / "tune.md").read_text()
-    assert "pruned" in md and "heuristic" in md and best[0]["file"] in md
+    assert "heuristic" in md and best[0]["file"] in md and "Passed the confirmation" in md
+
+
+def test_no_best_file_when_no_variant_passes_its_confirmation(tmp_path: Path) -> None:
+    f = tmp_path / "s.toml"
+    f.write_text(SPACE.replace("length = [10, 60]", "length = [1, 2]").replace("ablation = 60.0\n", ""))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "best-3.toml").write_text("# from an earlier run\n")
+    res = tune(load_space(f), out, workers=1)
+    assert res["best"] == [] and not list(out.glob("best-*.toml"))  # no game lasts 2 turns
+    assert res["confirm"]["finalists"] and all(not t["confirmation"]["passed"] for t in res["trials"]
+                                               if t["trial"] in res["confirm"]["finalists"])
+    assert "No variant passed the confirmation: none is written as `best-N`" in (out / "tune.md").read_text()
+
+
+def test_only_confirmed_variants_are_ranked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search's best variant gets worse on fresh games: it is not written; the one that holds is best-1."""
+    calls: list[tuple[str, int, tuple[str, ...] | None]] = []
+
+    def fake_measure(rules: RuleSet, space: object, games: int, workers: int, backend: str = "local",
+                     start: int = 0, seed: int | None = None, bots: tuple[str, ...] | None = None) -> Tally:
+        calls.append((rules.name, int(seed or 0), bots))
+        unfair = rules.to_dict()["basic"]["W"]["cards"] == 1  # the variant with basic.W.cards = 1 fails
+        t = Tally(2)
+        for i in range(1000):
+            t.add({"winner": 0 if (i < 600 if unfair else i % 2 == 0) else 1, "turns": 30})
+        return t
+
+    monkeypatch.setattr(tune_module, "measure", fake_measure)
+    f = tmp_path / "s.toml"
+    f.write_text(SPACE.replace("ablation = 60.0\n", "").replace("seat_edge = 1.0", "seat_edge = 2.0")
+                 .replace("seed = 3", "seed = 3\nkeep = 2"))
+    res = tune(load_space(f), tmp_path / "out", workers=1)
+    finalists = [t for t in res["trials"] if t["trial"] in res["confirm"]["finalists"]]
+    assert len(finalists) == 2 and {t["params"]["basic.W.cards"] for t in finalists} == {1, 2}
+    assert {s for _, s, _ in calls} == {res["confirm"]["seed"]} and res["confirm"]["seed"] != 3
+    best = [t for t in res["trials"] if "file" in t]
+    assert [t["params"]["basic.W.cards"] for t in best] == [2] and best[0]["file"] == "best-1.toml"
+    failed = next(t for t in finalists if t["params"]["basic.W.cards"] == 1)
+    assert not failed["confirmation"]["passed"] and "file" not in failed
+    assert sorted(p.name for p in (tmp_path / "out").glob("best-*.toml")) == ["best-1.toml"]
+
+
+def test_the_default_line_ups_and_a_required_confirmation() -> None:
+    sp = space_from_dict({"param": [{"path": "victory_ct", "choices": [20]}]})
+    assert sp.bots == ("expert",) and sp.lineups == [("expert",), ("heuristic",)] and sp.confirm > 0
+    sp = space_from_dict({"tune": {"bots": ["heuristic"]}, "param": [{"path": "victory_ct", "choices": [20]}]})
+    assert sp.lineups == [("heuristic",), ("expert",)]
+    sp = space_from_dict({"tune": {"confirm_bots": ["heuristic", "ismcts:iterations=10,depth=2,heuristic"]},
+                          "param": [{"path": "victory_ct", "choices": [20]}]})
+    assert sp.lineups == [("expert",), ("heuristic",), ("ismcts:iterations=10,depth=2", "heuristic")]
+    for tune_table, words in (({"confirm": 0}, "writes only variants that passed"),
+                              ({"confirm_bots": "heuristic"}, "confirm_bots must be a list"),
+                              ({"confirm_bots": ["nobot"]}, "nobot")):
+        with pytest.raises(TuneError, match=words):
+            space_from_dict({"tune": tune_table, "param": [{"path": "victory_ct", "choices": [20]}]})
 
 
 def test_tune_command(tmp_path: Path) -> None:
     f = tmp_path / "s.toml"
     f.write_text(SPACE.replace('choices = [1, 2]', 'choices = [1]').replace("ablation = 60.0\n", "")
-                 .replace("seed = 3", "seed = 3\nconfirm = 6\nkeep = 1"))
+                 .replace("seat_edge = 1.0", "seat_edge = 50.0")
+                 .replace("confirm = 4", "confirm = 6\nkeep = 1"))
     r = CliRunner().invoke(app, ["tune", str(f), "--out", str(tmp_path / "o"), "--games", "4", "--workers", "1",
                                  "--json"])
     assert r.exit_code == 0, r.output
     res = json.loads(r.stdout)
     assert res["best"] and (tmp_path / "o" / "best-1.toml").exists()
     finalist = next(t for t in res["trials"] if t["trial"] == res["best"][0])
-    assert finalist["games"] == 6 and "search_loss" in finalist  # played on from 4 to 6 games
+    assert finalist["games"] == 4 and [r["games"] for r in finalist["confirmation"]["runs"]] == [6, 6]
+    assert "passed the confirmation" in r.stderr or "best-1.toml" in r.stderr
     again = CliRunner().invoke(app, ["tune", str(f), "--out", str(tmp_path / "o")])
     assert again.exit_code == 2 and "already holds files" in again.stderr
     bad = tmp_path / "bad.toml"

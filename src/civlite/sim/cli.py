@@ -231,13 +231,15 @@ def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int,
 
 def ablate_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,
                    backend: str, mode: str, only: str | None, out: Path, json_out: bool, fail: Fail,
-                   force: bool = False) -> None:
-    from .ablate import MODES, ablate, write_ablation
+                   force: bool = False, correction: str = "holm") -> None:
+    from .ablate import CORRECTIONS, MODES, ablate, write_ablation
     from .simulator import SimConfig
 
     check_common(players=players, workers=workers, games=games, fail=fail)
     if mode not in MODES:
         raise fail(f"--mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if correction not in CORRECTIONS:
+        raise fail(f"--correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
     if backend not in ("local", "ray"):
         raise fail(f"--backend must be local or ray, got {backend!r}")
     specs = _specs(bots, fail)
@@ -253,6 +255,7 @@ def ablate_command(*, bots: str, players: int, games: int, seed: int, rules: Rul
     w = workers or os.cpu_count() or 1
     try:
         res = ablate(rules, specs, players, games, seed, mode=mode, workers=w, backend=backend, only=names,
+                     correction=correction,
                      on_ability=lambda name: con.print(f"playing {games} games: {name}", highlight=False))
         write_ablation(res, out)
     except (ValueError, RuntimeError) as e:
@@ -262,18 +265,35 @@ def ablate_command(*, bots: str, players: int, games: int, seed: int, rules: Rul
     if json_out:
         sys.stdout.write(json.dumps(res) + "\n")
         return
+    Console().print(ablation_table(res))
+    con.print(f"written to {out}/ablation.html", highlight=False)
+
+
+def ablation_table(res: dict[str, Any]) -> Table:
+    """``ablate``'s table: paired changes (or strength swings) with intervals and corrected p-values."""
+    corr = res["correction"]
+    if res["mode"] == "strength":
+        t = Table(title=f"ability strength: {res['games']} paired games per case; focus seat's win rate when only "
+                        f"it may use the ability, when only it may not (fair {100 / res['players']:.1f}%)")
+        for col in ("ability", "only it may", "only it may not", "swing (pts)", "95% CI", f"p ({corr})"):
+            t.add_column(col, justify="left" if col == "ability" else "right")
+        for r in sorted(res["rows"], key=lambda r: -r["swing"]["diff"]):
+            s = r["swing"]
+            t.add_row(r["ability"], f"{100 * r['only']['win_rate']:.1f}%", f"{100 * r['denied']['win_rate']:.1f}%",
+                      f"{100 * s['diff']:+.1f}", f"{100 * s['ci95'][0]:+.1f} … {100 * s['ci95'][1]:+.1f}",
+                      f"{s['p_adj']:.3g}", style="bold yellow" if s["significant"] else None)
+        return t
     b = res["base"]["seat0"]
-    t = Table(title=f"ablation ({mode}): {res['games']} games per rule set; unchanged: seat 0 wins "
+    t = Table(title=f"ablation ({res['mode']}): {res['games']} paired games per rule set; unchanged: seat 0 wins "
                     f"{100 * b['win_rate']:.1f}%, {res['base']['length_mean']:.1f} turns")
-    for col in ("ability", "seat 0 change (pts)", "95% CI", "length change", "95% CI"):
+    for col in ("ability", "seat 0 change (pts)", "95% CI", f"p ({corr})", "length change", "95% CI", f"p ({corr}) "):
         t.add_column(col, justify="left" if col == "ability" else "right")
     for r in sorted(res["rows"], key=lambda r: -abs(r["seat0"]["diff"])):
         s, ln = r["seat0"], r["length"]
         t.add_row(r["ability"], f"{100 * s['diff']:+.1f}", f"{100 * s['ci95'][0]:+.1f} … {100 * s['ci95'][1]:+.1f}",
-                  f"{ln['diff']:+.2f}", f"{ln['ci95'][0]:+.2f} … {ln['ci95'][1]:+.2f}",
-                  style="bold yellow" if s["significant"] or ln["significant"] else None)
-    Console().print(t)
-    con.print(f"written to {out}/ablation.html", highlight=False)
+                  f"{s['p_adj']:.3g}", f"{ln['diff']:+.2f}", f"{ln['ci95'][0]:+.2f} … {ln['ci95'][1]:+.2f}",
+                  f"{ln['p_adj']:.3g}", style="bold yellow" if s["significant"] or ln["significant"] else None)
+    return t
 
 
 def tune_command(*, space: Path, out: Path, workers: int | None, backend: str, json_out: bool, fail: Fail,
@@ -298,11 +318,12 @@ def tune_command(*, space: Path, out: Path, workers: int | None, backend: str, j
         raise fail(str(e)) from None
     except OSError as e:
         raise fail(f"--out {out}: {e.strerror or e}") from None
+    files = sorted(str(out / r["file"]) for r in res["trials"] if "file" in r)
+    con.print((f"passed the confirmation: {', '.join(files)}" if files else
+               "no variant passed the confirmation: no best-N.toml written")
+              + f"; report: {out}/tune.md", highlight=False)
     if json_out:
         sys.stdout.write(json.dumps(res) + "\n")
-    else:
-        con.print(f"best variants: {', '.join(sorted(str(out / r['file']) for r in res['trials'] if 'file' in r))}; "
-                  f"report: {out}/tune.md", highlight=False)
 
 
 def ladder_command(*, bots: str, games: int, seed: int, anchor: str | None, anchor_rating: float,

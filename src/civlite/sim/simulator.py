@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from ..bots import make_bot, play_step
+from ..bots import Bot, make_bot, play_step
 from ..engine import Game, GameRecord, RuleSet
 from .stats import quantile, tally_abilities
 
@@ -45,8 +45,16 @@ class SimConfig:
     games: int = 100
     seed: int = 1
     rules: RuleSet = field(default_factory=RuleSet.default)
+    #: ``(ability path, "only" | "denied")``: in game ``i`` the *focus* seat ``i % players`` is the
+    #: only seat that may use the ability (``only``), or the only one that may not (``denied``); a
+    #: seat that may not never sees the ability among its legal choices (ablation's strength mode)
+    restrict: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
+        if self.restrict is not None:
+            banned_ids(self.rules, self.restrict[0])  # raises ValueError naming a bad path
+            if self.restrict[1] not in ("only", "denied"):
+                raise ValueError(f"restrict: 'only' or 'denied', got {self.restrict[1]!r}")
         if not self.bots:
             raise ValueError("give at least one bot spec")
         if len(self.bots) > self.players:
@@ -75,13 +83,52 @@ class SimConfig:
         return [lu[(s - index) % n] for s in range(n)]
 
     def to_json(self) -> dict[str, Any]:
-        return {"bots": list(self.bots), "players": self.players, "games": self.games,
-                "seed": self.seed, "rules": self.rules.to_dict()}
+        out = {"bots": list(self.bots), "players": self.players, "games": self.games,
+               "seed": self.seed, "rules": self.rules.to_dict()}
+        if self.restrict is not None:
+            out["restrict"] = list(self.restrict)
+        return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> SimConfig:
+        r = d.get("restrict")
         return cls(bots=tuple(d["bots"]), players=int(d["players"]), games=int(d["games"]),
-                   seed=int(d["seed"]), rules=RuleSet.from_dict(d["rules"]))
+                   seed=int(d["seed"]), rules=RuleSet.from_dict(d["rules"]),
+                   restrict=(str(r[0]), str(r[1])) if r else None)
+
+
+def banned_ids(rules: RuleSet, path: str) -> frozenset[int]:
+    """The compact ids that activate the ability at ``path`` (``basic.W``, ``advanced.M``)."""
+    from ..engine import Suit
+    from ..engine.codec import ability_id
+
+    tier, _, letter = path.partition(".")
+    try:
+        suit = Suit.parse(letter)
+    except ValueError:
+        raise ValueError(f"restrict: {path!r} is not an ability path like basic.W") from None
+    table = rules.basic if tier == "basic" else rules.advanced if tier == "advanced" else None
+    if table is None or table[suit] is None:
+        raise ValueError(f"restrict: the rule set has no ability {path!r}")
+    return frozenset(ability_id(tier == "advanced", suit, off) for off in range(8))
+
+
+class Restricted(Bot):
+    """A bot that may not use some abilities: their ids are taken out of its legal choices
+    (passing stays legal, so a choice always remains)."""
+
+    def __init__(self, bot: Bot, banned: frozenset[int]) -> None:
+        self.bot = bot
+        self.banned = banned
+        self.slow = bot.slow
+
+    def act(self, view: Any, legal: Sequence[int]) -> int:
+        allowed = [a for a in legal if a not in self.banned]
+        return self.bot.act(view, allowed or legal)
+
+    @property
+    def spec(self) -> str:
+        return self.bot.spec
 
 
 def split_bots(text: str, strict: bool = False) -> tuple[str, ...]:
@@ -113,8 +160,13 @@ def play_game(cfg: SimConfig, index: int) -> dict[str, Any]:
     """Play game ``index`` of ``cfg``; return its JSON line (record + bots + stats)."""
     specs = cfg.seats(index)
     bots = [make_bot(spec, seed=derive_seed(cfg.seed, index, f"bot{s}")) for s, spec in enumerate(specs)]
-    game = Game(players=cfg.players, seed=derive_seed(cfg.seed, index), rules=cfg.rules)
     n = cfg.players
+    focus = index % n
+    if cfg.restrict is not None:
+        banned = banned_ids(cfg.rules, cfg.restrict[0])
+        only = cfg.restrict[1] == "only"
+        bots = [Restricted(b, banned) if (s != focus if only else s == focus) else b for s, b in enumerate(bots)]
+    game = Game(players=cfg.players, seed=derive_seed(cfg.seed, index), rules=cfg.rules)
     ct_by_turn: list[list[int]] = [list(game.ct)]
     abilities: list[list[str]] = [[] for _ in range(n)]
     melds: list[list[int]] = []  # [seat, turn]
@@ -138,6 +190,8 @@ def play_game(cfg: SimConfig, index: int) -> dict[str, Any]:
     line["stats"] = {"turns": game.turn, "winner": outcome.winner, "drawn": list(outcome.drawn),
                      "termination": outcome.reason,
                      "ct": ct_by_turn, "abilities": abilities, "melds": melds}
+    if cfg.restrict is not None:
+        line["stats"]["focus"] = focus
     return line
 
 

@@ -171,3 +171,52 @@ def games_to_detect(edge_points: float, base: float = 0.5, alpha: float = 0.05, 
         return 0
     n = NormalIndPower().solve_power(effect_size=es, alpha=alpha, power=power, ratio=1.0 if two_runs else 0.0)
     return math.ceil(float(n))
+
+
+# -- paired samples: the same seeds played under two rule sets ---------------------------
+def paired_mean_diff(xs: Sequence[float], ys: Sequence[float], alpha: float = 0.05) -> tuple[float, float, float]:
+    """``(diff, low, high)``: mean of ``ys - xs`` pair by pair, with a t interval on the
+    standard error of the paired differences (scipy)."""
+    if len(xs) != len(ys):
+        raise ValueError(f"paired samples differ in length: {len(xs)} and {len(ys)}")
+    n = len(xs)
+    d = [y - x for x, y in zip(xs, ys, strict=True)]
+    m, sd = mean_sd(d)
+    if n < 2:
+        return m, -math.inf, math.inf
+    se = sd / math.sqrt(n)
+    from scipy import stats as st
+
+    t = float(st.t.ppf(1 - alpha / 2, n - 1))
+    return m, m - t * se, m + t * se
+
+
+def paired_binary(xs: Sequence[int], ys: Sequence[int], alpha: float = 0.05) -> tuple[float, float, float, float]:
+    """``(diff, low, high, p)`` for two 0/1 outcomes of the same games: the paired difference of
+    proportions (``ys`` minus ``xs``) with its paired interval, and McNemar's exact test on the
+    discordant pairs (statsmodels)."""
+    diff, lo, hi = paired_mean_diff([float(x) for x in xs], [float(y) for y in ys], alpha)
+    b = sum(1 for x, y in zip(xs, ys, strict=True) if x and not y)
+    c = sum(1 for x, y in zip(xs, ys, strict=True) if y and not x)
+    if b + c == 0:
+        return diff, max(-1.0, lo) if math.isfinite(lo) else -1.0, min(1.0, hi) if math.isfinite(hi) else 1.0, 1.0
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    p = float(mcnemar([[0, b], [c, 0]], exact=True).pvalue)
+    return diff, max(-1.0, lo), min(1.0, hi), p
+
+
+def paired_t(xs: Sequence[float], ys: Sequence[float], alpha: float = 0.05) -> tuple[float, float, float, float]:
+    """``(diff, low, high, p)``: mean of ``ys - xs`` pair by pair, its t interval and the paired
+    t-test's p-value (scipy ``ttest_rel``)."""
+    diff, lo, hi = paired_mean_diff(xs, ys, alpha)
+    if len(xs) < 2 or all(x == y for x, y in zip(xs, ys, strict=True)):
+        return diff, lo if len(xs) >= 2 else -math.inf, hi if len(xs) >= 2 else math.inf, 1.0
+    import warnings
+
+    from scipy.stats import ttest_rel
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = float(ttest_rel(ys, xs).pvalue)
+    return diff, lo, hi, p if math.isfinite(p) else 1.0

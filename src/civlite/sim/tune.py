@@ -4,13 +4,14 @@ The designer declares the space and the goal in TOML::
 
     [tune]
     players = 2
-    bots = ["heuristic"]        # self-play; "ismcts:iterations=50" at a small budget works too
+    bots = ["expert"]           # the line-up the search plays (default: expert self-play)
     trials = 12                 # variants to try
     games = 2000                # at most this many games per variant ...
     batch = 400                 # ... played in batches: after each, hopeless variants are pruned
     seed = 1
-    keep = 3                    # how many best variants to write
-    confirm = 4000              # second stage: those play on to this many games, then are ranked again
+    keep = 3                    # how many of the best variants go on to confirmation
+    confirm = 4000              # fresh games (a seed the search never used) per confirming line-up
+    confirm_bots = ["heuristic"]  # other skill levels a variant must also pass (default: one other level)
     # rules = "base.toml"       # the base rule set (default: RULES.md)
 
     [goal]
@@ -35,8 +36,17 @@ intermediate value, and the :class:`IntervalPruner` stops a variant once a seat'
 interval lies wholly outside fair ± ``seat_edge``: more games cannot make it fair.
 
 The loss is the largest distance of a seat's win rate from the fair share (points), plus
-how far the median length falls outside the target range (turns). The best variants are
-written as playable TOML (``best-1.toml``, ...) with ``tune.json`` and ``tune.md``.
+how far the median length falls outside the target range (turns).
+
+The search picks its finalists on the games it searched with, so their figures flatter
+them (the best of many noisy measurements is biased towards luck). The ``keep`` best
+therefore go through a **confirmation**: ``confirm`` fresh games under a seed the search
+never used, under the search's line-up and under each of ``confirm_bots`` (another skill
+level), and, when the goal names ``ablation``, an ablation of each ability on fresh seeds
+too. Only a variant that meets every part of the goal in every confirming run is written
+as playable TOML (``best-1.toml``, ... ranked by their confirmed loss under the search's
+line-up), each with its confirmed figures; when none passes, no ``best-N`` is written and
+``tune.md`` says so. ``tune.json`` and ``tune.md`` hold every figure.
 """
 
 from __future__ import annotations
@@ -53,8 +63,17 @@ from typing import Any
 
 from ..engine import RuleSet, RuleSetError
 from .paths import format_value, get_path, set_path
-from .simulator import SimConfig, run_local, run_ray, split_bots
+from .simulator import SimConfig, derive_seed, run_local, run_ray, split_bots
 from .stats import quantile, wilson
+
+#: the tuner's default line-up: the strongest bot that plays a game in milliseconds (civlite.bots.LEVELS "hard")
+DEFAULT_BOT = "expert"
+
+
+def default_confirm_bots(bots: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """One other skill level to confirm on: heuristic (the "medium" level), or expert when the
+    search already plays heuristic."""
+    return (("expert",),) if bots == ("heuristic",) else (("heuristic",),)
 
 
 class TuneError(ValueError):
@@ -90,14 +109,29 @@ class Space:
     params: tuple[Param, ...]
     goal: Goal = Goal()
     players: int = 2
-    bots: tuple[str, ...] = ("heuristic",)
+    bots: tuple[str, ...] = (DEFAULT_BOT,)
     trials: int = 12
     games: int = 2000
     batch: int = 400
     seed: int = 1
     rules: RuleSet = field(default_factory=RuleSet.default)
     keep: int = 3
-    confirm: int = 0  # a second stage: the best `keep` variants play on to this many games, then are re-ranked
+    #: fresh games per confirming line-up (the best ``keep`` variants; a seed the search never used)
+    confirm: int = 2000
+    #: the other line-ups (skill levels) a variant must also pass; each a bot spec list, self-play if one
+    confirm_bots: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def confirm_seed(self) -> int:
+        """The seed of the confirmation games: derived from ``seed``, never one the search played."""
+        return derive_seed(self.seed, 0, "tune-confirm")
+
+    @property
+    def lineups(self) -> list[tuple[str, ...]]:
+        """Every line-up a variant is confirmed under: the search's first, then ``confirm_bots``."""
+        out = [self.bots]
+        out += [b for b in self.confirm_bots if b != self.bots]
+        return out
 
     @property
     def grid(self) -> list[dict[str, Any]] | None:
@@ -138,7 +172,8 @@ def space_from_dict(data: dict[str, Any], base_dir: Path | None = None, override
         raise TuneError(f"{where}: unknown table {unknown[0]!r}; expected [tune], [goal] and [[param]]")
     t = dict(data.get("tune", {}))
     t.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    bad = sorted(set(t) - {"players", "bots", "trials", "games", "batch", "seed", "rules", "keep", "confirm"})
+    bad = sorted(set(t) - {"players", "bots", "trials", "games", "batch", "seed", "rules", "keep", "confirm",
+                           "confirm_bots"})
     if bad:
         raise TuneError(f"{where}: unknown key tune.{bad[0]}")
     rules = RuleSet.default()
@@ -150,14 +185,15 @@ def space_from_dict(data: dict[str, Any], base_dir: Path | None = None, override
             rules = RuleSet.from_toml(rp)
         except RuleSetError as e:
             raise TuneError(f"{where}: tune.rules: {e}") from None
-    bots = t.get("bots", ["heuristic"])
-    if isinstance(bots, str):
-        try:
-            bots = list(split_bots(bots, strict=True))
-        except ValueError as e:
-            raise TuneError(f"{where}: tune.bots: {e}") from None
-    if not isinstance(bots, list) or not bots or not all(isinstance(b, str) and b.strip() for b in bots):
-        raise TuneError(f"{where}: tune.bots must be a list of bot specs like [\"heuristic\"]")
+    bots = _lineup(t.get("bots", [DEFAULT_BOT]), f"{where}: tune.bots")
+    if "confirm_bots" in t:
+        cb = t["confirm_bots"]
+        if not isinstance(cb, list):
+            raise TuneError(f"{where}: tune.confirm_bots must be a list of line-ups like [\"heuristic\"] "
+                            "(a string per line-up: one spec for self-play, or specs separated by commas)")
+        confirm_bots = tuple(_lineup(x, f"{where}: tune.confirm_bots[{i}]") for i, x in enumerate(cb))
+    else:
+        confirm_bots = default_confirm_bots(bots)
     g = data.get("goal", {})
     bad = sorted(set(g) - {"seat_edge", "length", "ablation", "ablation_games"})
     if bad:
@@ -209,12 +245,32 @@ def space_from_dict(data: dict[str, Any], base_dir: Path | None = None, override
                   batch=_num(t.get("batch", 400), f"{where}: tune.batch", 1),
                   seed=_num(t.get("seed", 1), f"{where}: tune.seed"), rules=rules,
                   keep=_num(t.get("keep", 3), f"{where}: tune.keep", 1),
-                  confirm=_num(t.get("confirm", 0), f"{where}: tune.confirm"))
-    try:
-        SimConfig(bots=space.bots, players=space.players, games=1, seed=space.seed, rules=rules)
-    except ValueError as e:
-        raise TuneError(f"{where}: {e}") from None
+                  confirm=_confirm_games(t.get("confirm", 2000), where), confirm_bots=confirm_bots)
+    for lineup in space.lineups:
+        try:
+            SimConfig(bots=lineup, players=space.players, games=1, seed=space.seed, rules=rules)
+        except ValueError as e:
+            raise TuneError(f"{where}: {e}") from None
     return space
+
+
+def _lineup(value: Any, where: str) -> tuple[str, ...]:
+    """A line-up from a list of specs or one comma-separated string."""
+    if isinstance(value, str):
+        try:
+            value = list(split_bots(value, strict=True))
+        except ValueError as e:
+            raise TuneError(f"{where}: {e}") from None
+    if not isinstance(value, list) or not value or not all(isinstance(b, str) and b.strip() for b in value):
+        raise TuneError(f"{where} must be a list of bot specs like [\"expert\"]")
+    return tuple(b.strip() for b in value)
+
+
+def _confirm_games(v: Any, where: str) -> int:
+    if isinstance(v, int) and not isinstance(v, bool) and v == 0:
+        raise TuneError(f"{where}: tune.confirm must be at least 1: the tuner writes only variants that passed "
+                        "a confirmation on fresh games")
+    return _num(v, f"{where}: tune.confirm", 1)
 
 
 def variant(space: Space, params: dict[str, Any], name: str = "tuned") -> RuleSet:
@@ -310,9 +366,10 @@ def play_batch(cfg: SimConfig, indices: list[int], workers: int, backend: str = 
 
 
 def measure(rules: RuleSet, space: Space, games: int, workers: int, backend: str = "local", start: int = 0,
-            seed: int | None = None) -> Tally:
-    """Play ``games`` games of ``rules`` (indices from ``start``) and tally them."""
-    cfg = SimConfig(bots=space.bots, players=space.players, games=start + games,
+            seed: int | None = None, bots: tuple[str, ...] | None = None) -> Tally:
+    """Play ``games`` games of ``rules`` (indices from ``start``; the search's line-up unless
+    ``bots``) and tally them."""
+    cfg = SimConfig(bots=bots or space.bots, players=space.players, games=start + games,
                     seed=space.seed if seed is None else seed, rules=rules)
     t = Tally(space.players)
     for st in play_batch(cfg, list(range(start, start + games)), workers, backend):
@@ -355,7 +412,6 @@ def tune(space: Space, out: str | Path, workers: int | None = None, backend: str
     study = optuna.create_study(direction="minimize", sampler=sampler, pruner=_interval_pruner())
     records: list[dict[str, Any]] = []
     seen: dict[str, dict[str, Any]] = {}
-    tallies: dict[int, Tally] = {}
     t0 = time.perf_counter()
 
     def objective(trial: optuna.trial.Trial) -> float:
@@ -373,7 +429,7 @@ def tune(space: Space, out: str | Path, workers: int | None = None, backend: str
                 raise optuna.TrialPruned()
             return float(rec["loss"])
         rules = variant(space, params, name=f"tuned-{trial.number}")
-        tally = tallies[trial.number] = Tally(space.players)
+        tally = Tally(space.players)
         rec = {"trial": trial.number, "params": params, "state": "running"}
         seen[key] = rec
         records.append(rec)
@@ -424,54 +480,84 @@ def tune(space: Space, out: str | Path, workers: int | None = None, backend: str
 
             ray.shutdown()
     done = sorted((r for r in records if r["state"] == "complete"), key=lambda r: r["loss"])
-    if space.confirm > space.games and not interrupted:
-        # racing: a few variants measured well beat many measured roughly; the finalists play on
-        # (the next game numbers, same seed) and are ranked again on all their games
-        for rec in done[:space.keep]:
-            rules = variant(space, rec["params"], name=f"tuned-{rec['trial']}")
-            cfg = SimConfig(bots=space.bots, players=space.players, games=space.confirm, seed=space.seed, rules=rules)
-            tally = tallies[rec["trial"]]
-            try:
-                for st in play_batch(cfg, list(range(tally.games, space.confirm)), workers, backend):
-                    tally.add(st)
-            except KeyboardInterrupt:
-                say("interrupted during the second stage: ranking on the games played")
-                break
-            rec["search_loss"] = rec["loss"]
-            rec.update(loss=loss(tally, space.goal), **tally.figures())
-            rec["goal"] = goal_met(rec, space.goal, space.players)
-            say(f"finalist variant {rec['trial']} {_show(rec['params'])}: loss {rec['loss']:.2f} after "
-                f"{rec['games']} games (edge {rec['edge_points']:.1f} points)")
-        done.sort(key=lambda r: r["loss"])
-    best = done[:space.keep]
-    for i, rec in enumerate(best, 1):
+    finalists = [] if interrupted else done[:space.keep]
+    for rec in finalists:
+        try:
+            _confirm(rec, space, workers, backend, say)
+        except KeyboardInterrupt:
+            say("interrupted during the confirmation: only the variants confirmed so far can pass")
+            rec.setdefault("confirmation", {})["interrupted"] = True
+            interrupted = True
+            break
+    passed = sorted((r for r in finalists if r.get("confirmation", {}).get("passed")),
+                    key=lambda r: r["confirmation"]["loss"])
+    for old in od.glob("best-*.toml"):  # a --force rerun: no best file of an earlier run survives
+        old.unlink()
+    for i, rec in enumerate(passed, 1):
         rules = variant(space, rec["params"], name=f"tuned-{space.players}p-{i}")
-        if space.goal.ablation is not None and i == 1:  # the costly check: the best variant only
-            say(f"ablation of best variant {i} ({space.goal.ablation_games} games per ability)")
-            from .ablate import ablate
-
-            ab = ablate(rules, space.bots, space.players, space.goal.ablation_games, space.seed, workers=workers,
-                        backend=backend)
-            worst = max((abs(r["seat0"]["diff"]) * 100 for r in ab["rows"]), default=0.0)
-            rec["ablation_max_points"] = worst
-            rec["ablation"] = [{"ability": r["ability"], "seat0_diff_points": 100 * r["seat0"]["diff"],
-                                "seat0_ci95_points": [100 * x for x in r["seat0"]["ci95"]],
-                                "length_diff": r["length"]["diff"], "length_ci95": r["length"]["ci95"]}
-                               for r in ab["rows"]]
-            rec["goal"]["ablation"] = worst <= space.goal.ablation
         rec["file"] = f"best-{i}.toml"
         (od / rec["file"]).write_text(_toml_header(rec, space) + rules.to_toml(), encoding="utf-8")
+    if not passed:
+        say("no variant passed the confirmation: no best-N.toml is written" if finalists else
+            "no variant reached the confirmation: no best-N.toml is written")
     result = {"players": space.players, "bots": list(space.bots), "seed": space.seed, "base_rules": space.rules.name,
               "goal": {"seat_edge": space.goal.seat_edge, "length": space.goal.length,
-                       "ablation": space.goal.ablation},
+                       "ablation": space.goal.ablation, "ablation_games": space.goal.ablation_games},
               "params": [{"path": p.path, "values": p.values, "base": _base(space, p.path)} for p in space.params],
-              "confirm": space.confirm,
-              "sampler": "grid" if grid is not None else "tpe", "interrupted": interrupted, "seconds": round(time.perf_counter() - t0, 1),
-              "games_played": sum(r.get("games", 0) for r in records), "trials": records,
-              "best": [r["trial"] for r in best]}
+              "confirm": {"games": space.confirm, "seed": space.confirm_seed,
+                          "lineups": [list(lu) for lu in space.lineups],
+                          "finalists": [r["trial"] for r in finalists]},
+              "sampler": "grid" if grid is not None else "tpe", "interrupted": interrupted,
+              "seconds": round(time.perf_counter() - t0, 1),
+              "games_played": sum(r.get("games", 0) for r in records)
+              + sum(c["games"] for r in finalists for c in r.get("confirmation", {}).get("runs", [])),
+              "trials": records, "best": [r["trial"] for r in passed]}
     (od / "tune.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     (od / "tune.md").write_text(render_md(result), encoding="utf-8")
     return result
+
+
+def _parts_met(met: dict[str, bool]) -> bool:
+    """Every part of the goal (``seat_edge_strict`` is reported, not required)."""
+    return all(v for k, v in met.items() if k != "seat_edge_strict")
+
+
+def _confirm(rec: dict[str, Any], space: Space, workers: int, backend: str, say: Callable[[str], None]) -> None:
+    """Play a finalist's confirmation (fresh seed, every line-up; then its ablation) into
+    ``rec["confirmation"]``; ``passed`` is whether it met every part of the goal in all of them."""
+    rules = variant(space, rec["params"], name=f"tuned-{rec['trial']}")
+    conf: dict[str, Any] = {"seed": space.confirm_seed, "runs": [], "passed": False}
+    rec["confirmation"] = conf
+    ok = True
+    for lineup in space.lineups:
+        tally = measure(rules, space, space.confirm, workers, backend, seed=space.confirm_seed, bots=lineup)
+        run = {"bots": list(lineup), "loss": loss(tally, space.goal), **tally.figures()}
+        run["goal"] = goal_met(run, space.goal, space.players)
+        conf["runs"].append(run)
+        ok = ok and _parts_met(run["goal"])
+        say(f"confirming variant {rec['trial']} {_show(rec['params'])} with {', '.join(lineup)}: "
+            f"{run['games']} fresh games, seats {_seats(run)}, median {run['median_length']:g} turns: "
+            + ("goal met" if _parts_met(run["goal"]) else "goal NOT met"))
+    conf["loss"] = conf["runs"][0]["loss"]
+    if space.goal.ablation is not None:
+        if not ok:
+            conf["ablation"] = None  # not played: the variant failed already
+        else:
+            from .ablate import ablate
+
+            say(f"ablation of variant {rec['trial']} ({space.goal.ablation_games} fresh games per ability)")
+            ab = ablate(rules, space.bots, space.players, space.goal.ablation_games, space.confirm_seed,
+                        workers=workers, backend=backend)
+            worst = max((abs(r["seat0"]["diff"]) * 100 for r in ab["rows"]), default=0.0)
+            conf["ablation_max_points"] = worst
+            conf["ablation"] = [{"ability": r["ability"], "seat0_diff_points": 100 * r["seat0"]["diff"],
+                                 "seat0_ci95_points": [100 * x for x in r["seat0"]["ci95"]],
+                                 "seat0_p_adj": r["seat0"]["p_adj"],
+                                 "length_diff": r["length"]["diff"], "length_ci95": r["length"]["ci95"]}
+                                for r in ab["rows"]]
+            conf["ablation_ok"] = worst <= space.goal.ablation
+            ok = ok and conf["ablation_ok"]
+    conf["passed"] = ok
 
 
 def _base(space: Space, path: str) -> Any:
@@ -495,44 +581,86 @@ def _seats(rec: dict[str, Any]) -> str:
 
 
 def _toml_header(rec: dict[str, Any], space: Space) -> str:
-    return (f"# Found by civlite tune: {_show(rec['params'])}\n"
-            f"# measured over {rec['games']} games, {space.players} players, bots {', '.join(space.bots)}:\n"
-            f"# seat win rates (95% CI) {_seats(rec)}; median length {rec['median_length']:g} turns\n")
+    conf = rec["confirmation"]
+    lines = [f"# Found by civlite tune: {_show(rec['params'])}",
+             f"# {space.players} players; passed its confirmation on {space.confirm} fresh games per line-up "
+             f"(seed {conf['seed']}, which the search never used):"]
+    lines += [f"#   {', '.join(run['bots'])}: seat win rates (95% CI) {_seats(run)}; median length "
+              f"{run['median_length']:g} turns ({_rounds(run['median_length'], space.players)} rounds)"
+              for run in conf["runs"]]
+    if conf.get("ablation_max_points") is not None:
+        lines.append(f"#   ablation: no ability's removal moves seat 0 by more than "
+                     f"{conf['ablation_max_points']:.1f} points (goal {space.goal.ablation:g})")
+    lines.append(f"# (the search measured it over {rec['games']} games: {_seats(rec)}; those figures are "
+                 "biased by the selection, the confirmed ones are not)")
+    return "\n".join(lines) + "\n"
+
+
+def _rounds(turns: float, players: int) -> str:
+    return f"{turns / players:.1f}"
 
 
 def render_md(res: dict[str, Any]) -> str:
     fair = 100 / res["players"]
-    lines = [f"# civlite tune: {res['players']} players, bots {', '.join(res['bots'])}", "",
+    n = res["players"]
+    conf = res["confirm"]
+    lines = [f"# civlite tune: {n} players, bots {', '.join(res['bots'])}", "",
              f"Goal: every seat within {fair:.1f}% ± {res['goal']['seat_edge']} points with its 95% interval "
              f"holding {fair:.1f}%"
              + (f"; median length in {res['goal']['length']} turns" if res["goal"]["length"] else "")
              + (f"; no ability's removal moves seat 0 by more than {res['goal']['ablation']} points"
                 if res["goal"]["ablation"] else "") + ".", "",
-             f"Search: {res['sampler']}, {len(res['trials'])} variants"
-             + (f", the best played on to {res['confirm']} games and ranked again" if res.get("confirm") else "")
-             + f"; {res['games_played']} games, "
-             f"{res['seconds']:.0f} s. Base values: "
-             + ", ".join(f"`{p['path']}` = {format_value(p['base'])}" for p in res["params"]), "",
-             "| variant | changes | state | games | seat win rates (95% CI) | median turns | loss | goal |",
-             "|---|---|---|---|---|---|---|---|"]
+             f"Search: {res['sampler']}, {len(res['trials'])} variants; the best {len(conf['finalists'])} confirmed "
+             f"on {conf['games']} fresh games (seed {conf['seed']}) under each of "
+             + "; ".join(", ".join(lu) for lu in conf["lineups"])
+             + f"; {res['games_played']} games in all, {res['seconds']:.0f} s. Base values: "
+             + ", ".join(f"`{p['path']}` = {format_value(p['base'])}" for p in res["params"]), ""]
+    best = sorted((r for r in res["trials"] if "file" in r), key=lambda r: r["file"])
+    if best:
+        lines += ["**Passed the confirmation** (playable rule sets, ranked by their confirmed loss): "
+                  + ", ".join(f"`{r['file']}` (variant {r['trial']}: {_show(r['params'])})" for r in best), ""]
+    elif res.get("interrupted") and not conf["finalists"]:
+        lines += ["**Interrupted before the confirmation: no variant is written as `best-N`.**", ""]
+    else:
+        lines += ["**No variant passed the confirmation: none is written as `best-N`.** The search's figures "
+                  "below are not evidence of fairness: they are the luckiest of many measurements.", ""]
+    lines += ["## Confirmation (fresh games)", "",
+              "| variant | changes | bots | games | seat win rates (95% CI) | median turns (rounds) | loss | goal |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in res["trials"]:
+        c = r.get("confirmation")
+        if not c:
+            continue
+        for run in c["runs"]:
+            goal = ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in run["goal"].items())
+            lines.append(f"| {r['trial']} | {_show(r['params'])} | {', '.join(run['bots'])} | {run['games']} | "
+                         f"{_seats(run)} | {run['median_length']:g} ({_rounds(run['median_length'], n)}) | "
+                         f"{run['loss']:.2f} | {goal} |")
+        verdict = "passed" if c.get("passed") else "failed"
+        if c.get("ablation_max_points") is not None:
+            verdict += (f" (ablation: largest seat-0 change {c['ablation_max_points']:.1f} points, "
+                        f"{'within' if c['ablation_ok'] else 'beyond'} the goal)")
+        lines.append(f"| {r['trial']} | | **{verdict}** | | | | | |")
+    lines += ["", "## Search (games the finalists were chosen on)", "",
+              "| variant | changes | state | games | seat win rates (95% CI) | median turns | loss | goal |",
+              "|---|---|---|---|---|---|---|---|"]
     for r in sorted(res["trials"], key=lambda r: (r["state"] != "complete", r.get("loss", 1e9))):
         goal = ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in r.get("goal", {}).items())
         lines.append(f"| {r['trial']} | {_show(r['params'])} | {r['state']} | {r.get('games', 0)} | "
                      f"{_seats(r) if 'seats' in r else ''} | {r.get('median_length', '')} | "
                      f"{r.get('loss', float('nan')):.2f} | {goal} |")
-    best = sorted((r for r in res["trials"] if "file" in r), key=lambda r: r["file"])
-    lines += ["", "Best variants (playable rule sets): "
-              + ", ".join(f"`{r['file']}` (variant {r['trial']})" for r in best), "",
-              "`seat_edge`: every seat within the band and its 95% interval holding the fair share; "
-              "`seat_edge_strict`: every seat's whole interval inside the band (takes about 10,000 games "
-              "at ± 1 point)."]
-    for r in best:
-        if "ablation" in r:
-            lines += ["", f"Ablation of `{r['file']}` (each ability removed; change of the first seat's win rate "
-                      "in points, of mean length in turns):", "",
-                      "| ability | seat 0 change (95% CI) | length change (95% CI) |", "|---|---|---|"]
+    lines += ["", "`seat_edge`: every seat within the band and its 95% interval holding the fair share; "
+              "`seat_edge_strict`: every seat's whole interval inside the band (reported, not required: it "
+              "takes about 10,000 games at ± 1 point)."]
+    for r in res["trials"]:
+        ab = (r.get("confirmation") or {}).get("ablation")
+        if ab:
+            lines += ["", f"Ablation of variant {r['trial']} (each ability removed, paired on the same fresh seeds; "
+                      "change of the first seat's win rate in points, of mean length in turns; p adjusted by Holm "
+                      "over the abilities):", "",
+                      "| ability | seat 0 change (95% CI) | p (Holm) | length change (95% CI) |", "|---|---|---|---|"]
             lines += [f"| {a['ability']} | {a['seat0_diff_points']:+.1f}{_ci_pair(a.get('seat0_ci95_points'), 1)} | "
-                      f"{a['length_diff']:+.2f}{_ci_pair(a.get('length_ci95'), 2)} |"
-                      for a in sorted(r["ablation"], key=lambda a: -abs(a["seat0_diff_points"]))]
+                      f"{a['seat0_p_adj']:.3g} | {a['length_diff']:+.2f}{_ci_pair(a.get('length_ci95'), 2)} |"
+                      for a in sorted(ab, key=lambda a: -abs(a["seat0_diff_points"]))]
     lines.append("")
     return "\n".join(lines)
