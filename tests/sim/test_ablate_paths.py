@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from civlite.cli import app
 from civlite.engine import RuleSet, RuleSetError
 from civlite.sim.ablate import ablate, ablated, chart_data
+from civlite.sim.paths import get_path, parse_value, set_path, split_values
 from civlite.sim.simulator import SimConfig, banned_ids, play_game
 from civlite.sim.stats import adjust, paired_binary, paired_t
-from civlite.sim.paths import get_path, parse_value, set_path, split_values
 
 
 def test_ablated_rule_sets(tmp_path: Path) -> None:
