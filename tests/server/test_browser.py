@@ -91,6 +91,15 @@ def step(page: Any, shots: dict[str, bool], who: str) -> bool:
     return True
 
 
+def play_out(page: Any, who: str, seconds: float = 180) -> None:
+    """Answer this page's decisions with the mouse until its game is over."""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate("document.body.dataset.over"):
+        assert time.monotonic() < deadline, "the game did not end in time"
+        if not step(page, {f"pay-{who}": True, "discard": True}, who):
+            page.wait_for_timeout(50)
+
+
 def watch(page: Any) -> list[str]:
     """The page's script errors and what a Content-Security-Policy refused, as they happen."""
     found: list[str] = []
@@ -557,11 +566,7 @@ def test_axe_finds_no_serious_problem_in_the_lobby_the_table_and_the_end(browser
             page.wait_for_selector("dialog[open]")
             found += audit(page, f"rules {vp['width']}")
             page.click("[data-testid=rules-close]")
-            deadline = time.monotonic() + 180
-            while not page.evaluate("document.body.dataset.over"):
-                assert time.monotonic() < deadline
-                if not step(page, {"pay-axe": True, "discard": True}, "axe"):
-                    page.wait_for_timeout(50)
+            play_out(page, "axe")
             page.wait_for_selector("[data-testid=winner]")
             found += audit(page, f"end {vp['width']}")
         assert found == [], "\n".join(found)
@@ -593,11 +598,7 @@ def test_the_strict_content_security_policy_blocks_nothing_the_client_uses(brows
         page.click("[data-testid=rules-open]")
         page.wait_for_selector("dialog[open]")
         page.click("[data-testid=rules-close]")
-        deadline = time.monotonic() + 180
-        while not page.evaluate("document.body.dataset.over"):
-            assert time.monotonic() < deadline, "the game did not end in time"
-            if not step(page, {"pay-csp": True, "discard": True}, "csp"):
-                page.wait_for_timeout(50)
+        play_out(page, "csp", 180)
         page.wait_for_selector("[data-testid=winner]")
         assert page.evaluate("window.__csp") == [] and errors == [], (page.evaluate("window.__csp"), errors)
     finally:

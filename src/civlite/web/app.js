@@ -57,6 +57,7 @@ function Lobby() {
   };
   const mine = mySeats();
   return html`<div class="lobby">
+    <h1 class="lobby-h" data-testid="lobby-h">Lobby: start a table, or join one</h1>
     <section class="panel" aria-labelledby="new-h" data-testid="create">
       <h2 id="new-h">New table</h2>
       <form onSubmit=${create}>

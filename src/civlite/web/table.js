@@ -2,7 +2,7 @@
 // What may be chosen comes from the engine's per-seat choices sent by the server (never
 // re-derived here); the client only keeps what the player has picked so far.
 import {
-  html, Name, Card, Cards, ICONS, META, suitIndex, suitName, suitOf, clean, sentence, sentenceText, plural, list, api,
+  html, Name, Card, Cards, Icon, ICONS, META, suitIndex, suitName, suitOf, clean, sentence, sentenceText, plural, list, api,
 } from "./ui.js";
 
 const PROTOCOL = 1;
@@ -352,7 +352,7 @@ function TopBar({ conn, v }) {
     <span class="muted turninfo">Turn ${st.turn} · first to ${rules.victory_ct} CT</span>
     ${conn.table.practice ? html`<span class="badge practice" data-testid="practice" title="its creator chose the seed, so may know every card">practice table · seed ${conn.table.seed}</span>` : ""}
     ${clock ? html`<span class=${`clock ${left <= 10 ? "low" : ""}`} data-testid="clock" aria-label=${`Turn clock: ${v.name(clock.seat)}, ${left} seconds left`}>
-      ⏱ <${Name} name=${v.name(clock.seat)} /> ${left} s</span>` : html`<span data-testid="clock"></span>`}
+      <${Icon} name="clock" /> <${Name} name=${v.name(clock.seat)} /> ${left} s</span>` : html`<span data-testid="clock"></span>`}
     <span class="spacer"></span>
     <details class="menu"><summary>Settings</summary>
       <div class="menu-body"><label><input type="checkbox" id="automeld" checked=${autoMeldPass()} data-testid="auto-meld"
@@ -376,7 +376,8 @@ function seatBadge(s, v) {
 function Opponents({ v, conn }) {
   const { st } = v;
   const pend = st.pending;
-  return html`<section class="opponents" aria-label=${v.me === null ? "Players" : "Opponents"}>
+  // it scrolls sideways when the players do not fit: focusable, so a keyboard can scroll it too
+  return html`<section class="opponents" tabindex="0" aria-label=${v.me === null ? "Players" : "Opponents"}>
     ${st.players.map((p) => {
       const active = pend && pend.player === p.seat;
       const flash = conn && conn.flash.has(p.seat);
@@ -666,11 +667,11 @@ function ReplayScreen({ conn }) {
       <button type="button" data-testid="replay-close" onClick=${() => { conn.replay = null; conn.focusNext = "#end-h"; conn.draw(); }}>Back to the table</button>
     </div>
     <div class="replaybar" role="group" aria-label="Replay steps">
-      <button type="button" onClick=${go(0)} disabled=${i === 0} aria-label="first step">⏮</button>
+      <button type="button" onClick=${go(0)} disabled=${i === 0} aria-label="first step"><${Icon} name="first" /></button>
       <button type="button" data-testid="replay-prev" onClick=${go(i - 1)} disabled=${i === 0} aria-label="previous step">◀</button>
       <input type="range" min="0" max=${steps.length - 1} value=${i} aria-label="step" onInput=${(e) => go(+e.target.value)()} />
       <button type="button" data-testid="replay-next" onClick=${go(i + 1)} disabled=${i === steps.length - 1} aria-label="next step">▶</button>
-      <button type="button" onClick=${go(steps.length - 1)} disabled=${i === steps.length - 1} aria-label="last step">⏭</button>
+      <button type="button" onClick=${go(steps.length - 1)} disabled=${i === steps.length - 1} aria-label="last step"><${Icon} name="last" /></button>
       <span data-testid="replay-pos" aria-live="polite">Step ${i} of ${steps.length - 1}${by ? html`: <${Name} name=${v.name(by.seat)} />${by.via === "clock" ? " (clock)" : by.via === "bot" ? " (bot)" : ""}` : ": the deal"}</span>
     </div>
     <${Opponents} v=${v} conn=${null} />

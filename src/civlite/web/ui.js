@@ -37,6 +37,20 @@ export function Name({ name, you = false }) {
   return html`<bdi class="name" title=${n}>${n}</bdi>${you ? html`<span class="you"> (you)</span>` : ""}`;
 }
 
+// icons drawn as inline SVG (a font may lack ⏮ ⏭ ⏱: Debian's Chromium draws them as empty boxes)
+const ICON_PATHS = {
+  first: "M5 4h2.2v16H5zM20 4v16L8.6 12z",
+  last: "M16.8 4H19v16h-2.2zM4 4l11.4 8L4 20z",
+  clock: "M12 4.5a8 8 0 1 0 .01 0zm0 2a6 6 0 1 1-.01 0zM11 8h2v4.6l3 1.8-1 1.7-4-2.4zM9.5 1h5v2h-5z",
+};
+
+/** An icon (``first``, ``last``, ``clock``): decorative, so hidden from screen readers (the
+ *  control that holds it carries the words). */
+export function Icon({ name }) {
+  return html`<svg class="icon" viewBox="0 0 24 24" width="1em" height="1em" aria-hidden="true" focusable="false"
+    data-icon=${name}><path fill="currentColor" fill-rule="evenodd" d=${ICON_PATHS[name]} /></svg>`;
+}
+
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 export function list(items) {
