@@ -190,6 +190,22 @@ def replay(file: Annotated[Path, typer.Argument(help="a saved game (record file)
 
 
 @app.command()
+def review(
+    file: Annotated[Path, typer.Argument(help="a finished game's record file")],
+    seat: Annotated[int, typer.Option("--seat", "-s", help="the seat whose decisions are rated (from 0)")],
+    budget: Annotated[int, typer.Option(help="search iterations per decision (more: steadier estimates)")] = 800,
+    seed: Annotated[int, typer.Option(help="the search's seed (the same seed, the same review)")] = 0,
+    json_out: Annotated[bool, typer.Option("--json", help="print one JSON object instead of a table")] = False,
+    workers: Annotated[Optional[int], typer.Option(help="processes to rate in (default: one a core)")] = None,
+) -> None:
+    """Rate every decision of one seat in a finished game, from what that seat could see."""
+    from .review.cli import review_command
+
+    review_command(file=file, seat=seat, budget=budget, seed=seed, json_out=json_out, workers=workers,
+                   fail=_fail)
+
+
+@app.command()
 def serve(
     host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port to listen on")] = 8000,

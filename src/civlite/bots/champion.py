@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import math
+import random
 import time
 from collections.abc import Sequence
 
@@ -133,6 +134,41 @@ class ChampionBot(Bot):
                     best, key = a, k
         return best
 
+    def option_values(self, view: View, options: Sequence[Sequence[int]], iterations: int) -> list[tuple[float, int]]:
+        """Estimate each option (a sequence of compact steps for ``view.seat``: one id, or a
+        discard's steps) as ``(mean result for the seat, visits)``.
+
+        Iterations go round-robin over the options; each deals one world from ``view`` and
+        every option is played in a copy of it (the same deal and chance seed, so that
+        options are compared on the same worlds), then searched below as by :meth:`search`
+        (a tree of its own per option). Uses nothing but ``view`` and this bot's random source.
+        """
+        assert view.seat is not None
+        if not options:
+            raise ValueError("no options to estimate")
+        seat = view.seat
+        rng = self.rng
+        roots = [_Node(seat) for _ in options]
+        totals = [0.0] * len(options)
+        visits = [0] * len(options)
+        rounds = max(1, -(-iterations // len(options)))
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for _ in range(rounds):
+                world = sample_world(view, rng)
+                chance = rng.getrandbits(64)
+                for i, steps in enumerate(options):
+                    w = world.clone_fast(random.Random(chance))
+                    for aid in steps:
+                        w.apply_id(aid, check=False)
+                    totals[i] += self._iterate(roots[i], w)[seat]
+                    visits[i] += 1
+        finally:
+            if collecting:
+                gc.enable()
+        return [(t / v, v) for t, v in zip(totals, visits, strict=True)]
+
     def _score(self, node: _Node, world: Game, legal: list[int]) -> float:
         """Fill ``node.prior`` from the mover's view in ``world``; the mover's value there."""
         logits, v = self.net.forward(encode(world.view(node.mover)))
@@ -144,7 +180,7 @@ class ChampionBot(Bot):
                 node.prior.setdefault(a, q)
         return float(v)
 
-    def _iterate(self, root: _Node, world: Game) -> None:
+    def _iterate(self, root: _Node, world: Game) -> list[float]:
         node = root
         path: list[_Node] = []
         c = self.c
@@ -208,6 +244,7 @@ class ChampionBot(Bot):
             nd.visits += 1
             nd.value += value[nd.chooser]
         root.visits += 1
+        return value
 
 
 def _result(world: Game) -> list[float]:
