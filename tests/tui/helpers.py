@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import unicodedata
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from textual import events
+from textual.app import _get_unicode_name_from_key
 from textual.pilot import Pilot
 
 from civlite.engine import Game, RuleSet
@@ -30,6 +33,24 @@ def screen_text(app: CivliteApp | Any) -> str:
     """What the terminal shows now, as plain text."""
     strips = app.screen._compositor.render_strips()
     return "\n".join(s.text.rstrip() for s in strips)
+
+
+async def burst(pilot: Pilot[Any], *keys: str) -> None:
+    """Send ``keys`` all at once, as fast typing, key repeat or a paste does (``pilot.press``
+    waits until the app is idle after each key), then let the app handle them."""
+    app = pilot.app
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        try:
+            char: str | None = unicodedata.lookup(_get_unicode_name_from_key(key))
+        except KeyError:
+            char = key if len(key) == 1 else None
+        event = events.Key(key, char)
+        event.set_sender(app)
+        driver.send_message(event)
+    for _ in range(3):
+        await pilot.pause()
 
 
 async def settle(pilot: Pilot[Any], session: Session, limit: int = 1000) -> None:

@@ -325,12 +325,12 @@ async def test_replay_steps_forward_and_back(tmp_path: Path) -> None:
         await pilot.press("end")
         await pilot.pause()
         assert r.step == r.last and "Game over" in screen_text(app)
-        await pilot.press("v")  # as seat 0: its hand is shown
+        await pilot.press("w")  # as seat 0: its hand is shown
         await pilot.pause()
         assert app.screen.viewer == 0  # type: ignore[attr-defined]
         text = screen_text(app)
         assert all(c.name in text for c in r.game.hand(0))
-        await pilot.press("v", "v")
+        await pilot.press("w", "w")
         assert app.screen.viewer is None  # type: ignore[attr-defined]
         await pilot.press("home")
         assert r.step == 0

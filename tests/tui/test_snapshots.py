@@ -124,4 +124,4 @@ def test_replay(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> Non
         s.apply(s.bot_action())
     s.save(tmp_path / "r.json")
     app = ReplayApp(Replay.load(tmp_path / "r.json"))
-    assert snap_compare(app, terminal_size=size, press=["right", "right", "right", "v"])
+    assert snap_compare(app, terminal_size=size, press=["right", "right", "right", "w"])

@@ -259,7 +259,7 @@ async def test_replay_fits_80x24_and_shows_the_discard_pile(tmp_path: Path) -> N
         assert app.screen.has_class("compact")
         text = screen_text(app)
         assert all(f"{s.game.ct[i]}/6 CT" in text for i in range(2))
-        await pilot.press("x")
+        await pilot.press("v")
         await pilot.pause()
         assert isinstance(app.screen, DiscardScreen)
         assert all(c.name in screen_text(app) for c in s.game.view(None).discard)

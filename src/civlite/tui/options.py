@@ -1,4 +1,6 @@
-"""What the screens share: the bot delays on offer, the message that changes the delay, the key lists."""
+"""What the screens share: the bot delays on offer, the message that changes the delay, the key lists.
+
+One key means one thing at the table and in the replay (``v`` is the discard pile in both)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ class BotDelayChanged(Message):
 
 #: the keys of the table, shown by its help screen
 TABLE_KEYS: list[tuple[str, str]] = [
-    ("1 … 9", "answer with that choice"),
+    ("1 … 9, e f h i j k o u x z", "answer with that choice (the key is shown beside it)"),
     ("↑ ↓ enter", "move in the choice list and answer"),
     ("p", "pass (action or meld phase)"),
     ("m", "open the meld builder (meld phase)"),
@@ -37,7 +39,7 @@ TABLE_KEYS: list[tuple[str, str]] = [
     ("a", "automatic meld pass on / off for you: passes your meld phase when no meld is possible (R9.1)"),
     ("+ / -", "bots move faster / slower"),
     ("s", "save the game now (it is also saved after every move)"),
-    ("r / n", "results / new game (when the game is over)"),
+    ("r / g", "results / a new game (when the game is over)"),
     ("ctrl+p", "the command palette: every command by name"),
     ("? or f1", "this help"),
     ("q", "quit (asks first in the middle of a game; civlite play --continue plays on)"),
@@ -48,8 +50,8 @@ REPLAY_KEYS: list[tuple[str, str]] = [
     ("← or b", "previous action"),
     ("home / end", "first / last position"),
     ("t", "jump to the next turn"),
-    ("v", "view as the next seat (or spectator)"),
-    ("x", "the whole discard pile"),
+    ("w", "watch as the next seat (or as a spectator)"),
+    ("v", "the whole discard pile (as at the table)"),
     ("? or f1", "this help"),
     ("q", "quit"),
 ]

@@ -34,8 +34,8 @@ class ReplayScreen(CompactLayout, Screen[None]):
         Binding("home", "goto(0)", "Start", show=False),
         Binding("end", "goto(-1)", "End", show=False),
         Binding("t", "next_turn", "Next turn"),
-        Binding("v", "cycle_view", "View as"),
-        Binding("x", "discard_pile", "Discard pile"),
+        Binding("w", "cycle_view", "Watch as"),
+        Binding("v", "discard_pile", "Discard pile"),
         Binding("question_mark,f1", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -83,14 +83,14 @@ class ReplayScreen(CompactLayout, Screen[None]):
         compact = self.has_class("compact")
         self.query_one("#race", Panel).update(race_renderable(view, names, compact=compact))
         self.query_one("#opponents", Panel).update(opponents_renderable(view, names))
-        self.query_one("#piles", Panel).update(piles_renderable(view, compact=compact, pile_key="x"))
+        self.query_one("#piles", Panel).update(piles_renderable(view, compact=compact))
         self.query_one("#hand", Panel).update(hand_renderable(view))
         end = ""
         if view.over:
             end = (f"\nGame over: {names[view.winner]} wins." if view.winner is not None
                    else f"\nGame over: a draw between {', '.join(names[i] for i in view.drawn)}.")
         self.query_one("#replay-step", Static).update(
-            Text(f"Step {r.step} of {r.last}: {r.action_text()}{end}\n→ next  ← back  t next turn  v view as",
+            Text(f"Step {r.step} of {r.last}: {r.action_text()}{end}\n→ next  ← back  t next turn  w watch as",
                  style="bold"))
         self.query_one(LogPanel).set_lines(r.log_lines(self.viewer))
 

@@ -10,6 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -23,6 +24,7 @@ from .dialogs import DiscardScreen, HelpScreen, PassScreen
 from .options import TABLE_KEYS, BotDelayChanged, step_speed
 from .session import Session, event_line, loggable, new_autosave_path
 from .widgets import (
+    CHOICE_KEYS,
     CompactLayout,
     DecisionPanel,
     LogPanel,
@@ -40,24 +42,33 @@ from .widgets import (
 class TableScreen(CompactLayout, Screen[None]):
     """The table, seen by one seat at a time (``viewer``), with the bots playing in between."""
 
+    # Every key of the table is a priority binding: the app handles it the moment it arrives,
+    # in order, and an answer is played at once (DecisionPanel.on_answer), so keys typed in a
+    # burst or pasted (down space down space c) act exactly as if typed slowly. Keys that
+    # go to a widget's own queue could be handled after later keys.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark,f1", "help", "Help"),
-        Binding("p", "pass_turn", "Pass"),
-        Binding("m", "meld_builder", "Meld"),
-        Binding("y", "pay_picker", "Pay with…", show=False),
-        Binding("c", "confirm", "Confirm"),
-        Binding("escape", "back", "Back", show=False),
-        Binding("d", "focus_decision", "Decision", show=False),
-        Binding("l", "focus_log", "Log", show=False),
-        Binding("v", "discard_pile", "Discard pile"),
-        Binding("a", "auto_meld", "Auto-pass meld", show=False),
-        Binding("plus,equals_sign", "faster", "Faster", show=False),
-        Binding("minus", "slower", "Slower", show=False),
-        Binding("s", "save", "Save", show=False),
-        Binding("r", "results", "Results"),
-        Binding("n", "new_game", "New game"),
-        Binding("q", "app.quit", "Quit"),
-        *(Binding(str(i), f"pick({i - 1})", str(i), show=False) for i in range(1, 10)),
+        Binding("question_mark,f1", "help", "Help", priority=True),
+        Binding("p", "pass_turn", "Pass", priority=True),
+        Binding("m", "meld_builder", "Meld", priority=True),
+        Binding("y", "pay_picker", "Pay with…", show=False, priority=True),
+        Binding("c", "confirm", "Confirm", priority=True),
+        Binding("space", "toggle_card", "Pick", show=False, priority=True),
+        Binding("enter", "answer", "Answer", show=False, priority=True),
+        *(Binding(key, f"move('{how}')", how, show=False, priority=True)
+          for key, how in (("up", "cursor_up"), ("down", "cursor_down"), ("home", "first"), ("end", "last"),
+                           ("pageup", "page_up"), ("pagedown", "page_down"))),
+        Binding("escape", "back", "Back", show=False, priority=True),
+        Binding("d", "focus_decision", "Decision", show=False, priority=True),
+        Binding("l", "focus_log", "Log", show=False, priority=True),
+        Binding("v", "discard_pile", "Discard pile", priority=True),
+        Binding("a", "auto_meld", "Auto-pass meld", show=False, priority=True),
+        Binding("plus,equals_sign", "faster", "Faster", show=False, priority=True),
+        Binding("minus", "slower", "Slower", show=False, priority=True),
+        Binding("s", "save", "Save", show=False, priority=True),
+        Binding("r", "results", "Results", priority=True),
+        Binding("g", "new_game", "New game", priority=True),
+        Binding("q", "app.quit", "Quit", priority=True),
+        *(Binding(k, f"pick({i})", k, show=False, priority=True) for i, k in enumerate(CHOICE_KEYS)),
     ]
 
     class NewGame(Message):
@@ -95,6 +106,7 @@ class TableScreen(CompactLayout, Screen[None]):
     def on_mount(self) -> None:
         for note in self.session.notices:
             self.notify(note, severity="warning", timeout=8)
+        self.query_one(DecisionPanel).on_answer = self.play
         self._set_compact()
         self._reset_log()
         self.refresh_table()
@@ -145,7 +157,7 @@ class TableScreen(CompactLayout, Screen[None]):
                 text = Text(f"Game over: the turn limit is reached, a draw between "
                             f"{', '.join(names[i] for i in view.drawn)} (R8.2).", style="bold")
             text.append_text(Text.from_markup("\n\n[b]r[/b] shows the standings and every hand, "
-                                              "[b]n[/b] starts a new game, [b]q[/b] quits."))
+                                              "[b]g[/b] starts a new game, [b]q[/b] quits."))
             panel.show_over(text)
             return
         p = view.pending
@@ -298,8 +310,27 @@ class TableScreen(CompactLayout, Screen[None]):
             return mode == "over"
         return True
 
+    def _decision_keys(self) -> DecisionPanel:
+        """The decision panel, for a key that moves in it; skipped (the key goes on to the
+        focused widget) while the log has the focus, so that the arrows scroll the log."""
+        if isinstance(self.focused, LogPanel):
+            raise SkipAction()
+        return self.query_one(DecisionPanel)
+
     def action_pick(self, index: int) -> None:
         self.query_one(DecisionPanel).pick(index)
+
+    def action_move(self, how: str) -> None:
+        if not self._decision_keys().move(how):
+            raise SkipAction()
+
+    def action_toggle_card(self) -> None:
+        if not self._decision_keys().toggle():
+            raise SkipAction()
+
+    def action_answer(self) -> None:
+        if not self._decision_keys().select_highlighted():
+            raise SkipAction()
 
     def action_pass_turn(self) -> None:
         self.query_one(DecisionPanel).choose_key("pass")
@@ -419,7 +450,7 @@ class ResultsScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,r", "close", "Back to the table"),
         Binding("v", "discard_pile", "Discard pile"),
-        Binding("n", "new_game", "New game"),
+        Binding("g", "new_game", "New game"),
         Binding("s", "save", "Save"),
         Binding("q", "app.quit", "Quit"),
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.segment import Segment
@@ -91,11 +91,11 @@ def opponents_renderable(view: View, names: Sequence[str]) -> RenderableType:
     return t
 
 
-def piles_renderable(view: View, *, compact: bool = False, pile_key: str = "v") -> RenderableType:
+def piles_renderable(view: View, *, compact: bool = False) -> RenderableType:
     line = Text()
     line.append(f"Deck {view.deck_size}", style="bold")
     line.append(f"   Discard {len(view.discard)}", style="bold")
-    line.append(f" ({pile_key}: all)", style="grey62")
+    line.append(" (v: all)", style="grey62")
     if view.discard:
         line.append("\ntop: " if compact else "   top: ")
         line.append_text(cards_text(list(reversed(view.discard[-3 if compact else -5:]))))
@@ -202,11 +202,23 @@ class CardPicker(SelectionList[str]):
         segments[1] = Segment(mark, segments[1].style)
         return Strip(segments, strip.cell_length)
 
+    def action_select(self) -> None:
+        """Toggle the highlighted card at once. (The list's own select posts a message that
+        toggles whatever is highlighted *when it is handled*: a burst ``down space down space``
+        would toggle the last card twice.)"""
+        self._toggle_highlighted_selection()
+
+
+#: the keys that answer choices 1, 2, ...: digits, then letters no key of the table or the
+#: replay means anything else by
+CHOICE_KEYS = "123456789efhijkouxz"
+
 
 class DecisionPanel(Vertical):
     """The pending decision: a focused choice list, or a card picker for discards and melds.
 
-    It only posts messages up: :class:`Chosen` when the seat has answered.
+    It posts :class:`Chosen` up when the seat has answered, or calls ``on_answer`` at once
+    when the screen sets one (keys typed in a burst then land on the next decision, in order).
     """
 
     class Chosen(Message):
@@ -227,6 +239,8 @@ class DecisionPanel(Vertical):
         self._title: str | Text = ""
         self._choices_title = ""  # to go back from the meld builder or the pay picker
         self._paying: Choice | None = None  # the ability choice whose cards are being picked
+        #: called with (action, decision number) instead of posting :class:`Chosen`
+        self.on_answer: Callable[[Action, int | None], object] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="decision-title")
@@ -254,7 +268,7 @@ class DecisionPanel(Vertical):
         opts = []
         for i, ch in enumerate(choices):
             prompt = Text(no_wrap=True, overflow="ellipsis")
-            prompt.append(f"{i + 1}. " if i < 9 else "   ", style="bold")
+            prompt.append(f"{CHOICE_KEYS[i]}. " if i < len(CHOICE_KEYS) else "   ", style="bold")
             prompt.append(ch.label)
             opts.append(Option(prompt, id=str(i)))
         ol.add_options(opts)
@@ -332,7 +346,7 @@ class DecisionPanel(Vertical):
         self.query_one("#confirm", Button).disabled = action is None
 
     def pick(self, index: int) -> bool:
-        """Answer with choice ``index`` (the keys 1-9); False if there is no such choice."""
+        """Answer with choice ``index`` (its key in :data:`CHOICE_KEYS`); False if there is no such choice."""
         if self.mode != "choices" or not 0 <= index < len(self.choices):
             return False
         self._choose(self.choices[index])
@@ -349,7 +363,13 @@ class DecisionPanel(Vertical):
         if choice.action is None:
             self.open_meld_builder()
         else:
-            self.post_message(self.Chosen(choice.action, self._decision()))
+            self._answer(choice.action)
+
+    def _answer(self, action: Action) -> None:
+        if self.on_answer is not None:
+            self.on_answer(action, self._decision())
+        else:
+            self.post_message(self.Chosen(action, self._decision()))
 
     def _decision(self) -> int | None:
         return self.options.decision_number if self.options is not None else None
@@ -397,8 +417,42 @@ class DecisionPanel(Vertical):
             self.app.bell()
             self.notify(status, severity="warning")
             return False
-        self.post_message(self.Chosen(action, self._decision()))
+        self._answer(action)
         return True
+
+    # -- keys, handled at once and in order (see TableScreen) ------------------
+    def _list(self) -> OptionList | None:
+        """The list the keys move in now: the choices or the card picker (None: neither is shown)."""
+        if self.mode == "choices":
+            return self.query_one("#choices", OptionList)
+        if self.mode in ("discard", "meld", "pay"):
+            return self.query_one("#picker", SelectionList)
+        return None
+
+    def move(self, how: str) -> bool:
+        """Move the highlight: ``cursor_up``, ``cursor_down``, ``first``, ``last``, ``page_up``, ``page_down``."""
+        ol = self._list()
+        if ol is None:
+            return False
+        getattr(ol, f"action_{how}")()
+        return True
+
+    def toggle(self) -> bool:
+        """Pick or unpick the highlighted card (space)."""
+        ol = self._list()
+        if not isinstance(ol, SelectionList):
+            return False
+        ol._toggle_highlighted_selection()
+        return True
+
+    def select_highlighted(self) -> bool:
+        """Enter: answer with the highlighted choice, or pick / unpick the highlighted card."""
+        ol = self._list()
+        if isinstance(ol, SelectionList):
+            return self.toggle()
+        if ol is None or ol.highlighted is None:
+            return False
+        return self.pick(ol.highlighted)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
