@@ -11,6 +11,7 @@ uses the engine and the ``champion`` bot's search, and nothing above.
 from __future__ import annotations
 
 from .game import GameReview, check_record, load_record, review_record
+from .hints import HINT_BUDGET, Hint, hint
 from .rating import (
     DEFAULT_BUDGET,
     MARKS,
@@ -27,15 +28,18 @@ from .rating import (
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "HINT_BUDGET",
     "MARKS",
     "MAX_BUDGET",
     "THRESHOLDS",
     "GameReview",
+    "Hint",
     "Option",
     "RatedDecision",
     "Rating",
     "ReviewError",
     "check_record",
+    "hint",
     "load_record",
     "mark",
     "rate_decision",
