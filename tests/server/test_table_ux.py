@@ -9,7 +9,8 @@ import time
 import httpx
 
 from civlite.engine import CARDS
-from civlite.server.lobby import BOT_NAMES, safe_name
+from civlite.server.lobby import BOT_NAMES
+from civlite.server.names import safe_name
 
 from .conftest import Client, ServerProc, simple_action, token_of
 

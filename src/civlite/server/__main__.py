@@ -29,10 +29,15 @@ def main() -> None:
     p.add_argument("--trust-proxy", action="append", default=None,
                    help="a reverse proxy's address or network whose X-Forwarded-For names the client (repeatable; "
                    "default: none)")
+    p.add_argument("--abandoned-seconds", type=float, default=None,
+                   help="a table where nobody has acted this long is marked abandoned in the lobby (default 3600)")
+    p.add_argument("--close-seconds", type=float, default=None,
+                   help="an abandoned table is closed after this long without a move (default 604800; 0: never)")
     a = p.parse_args()
     settings: dict[str, Any] = {k: v for k, v in (("tables_per_minute", a.tables_per_minute),
                                   ("connections_per_address", a.connections_per_address),
-                                  ("idle_seconds", a.idle_seconds), ("trusted_proxies", a.trust_proxy))
+                                  ("idle_seconds", a.idle_seconds), ("trusted_proxies", a.trust_proxy),
+                                  ("abandoned_seconds", a.abandoned_seconds), ("close_seconds", a.close_seconds))
                                  if v is not None}
     serve(a.host, a.port, a.db, a.bot_delay, rate_limit=a.rate_limit, bot_processes=a.bot_processes,
           allow_hosts=a.allow_host, allow_origins=a.allow_origin, ssl_keyfile=a.ssl_keyfile,

@@ -19,8 +19,19 @@ from sqlalchemy.exc import SQLAlchemyError
 from . import protocol
 from .botspecs import BOT_LEVELS, OFFERED_LEVELS
 from .guard import Buckets, Counter, Guard, default_hosts, parse_trusted
+from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS
 from .lobby import RULESETS
-from .protocol import VERSION, CreateTable, ProtocolError, Reissue, error
+from .protocol import (
+    VERSION,
+    CreateTable,
+    NewProfile,
+    ProfileKey,
+    ProtocolError,
+    Reissue,
+    StartTable,
+    TakeSeat,
+    error,
+)
 from .state import Conn
 from .storage import Store, default_db_url
 from .tables import Manager
@@ -63,7 +74,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
                bind_host: str | None = None, tables_per_minute: float | None = None,
                connections_per_address: int | None = None, max_connections: int | None = None,
                idle_seconds: float | None = None, leases: bool | None = None,
-               trusted_proxies: list[str] | None = None) -> FastAPI:
+               trusted_proxies: list[str] | None = None, abandoned_seconds: float | None = None,
+               close_seconds: float | None = None) -> FastAPI:
     """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds),
     CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off),
     CIVLITE_BOT_PROCESSES (worker processes for search bots, default one per core; 0: threads),
@@ -73,7 +85,10 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     limit), CIVLITE_CONNECTIONS_PER_ADDRESS (open WebSockets per client address, default 32),
     CIVLITE_IDLE_SECONDS (a table nobody watches and where nothing runs leaves memory after this
     long, default 60), CIVLITE_TRUSTED_PROXIES (addresses or networks of reverse proxies whose
-    ``X-Forwarded-For`` names the client, comma-separated; default none: no header is believed)."""
+    ``X-Forwarded-For`` names the client, comma-separated; default none: no header is believed),
+    CIVLITE_ABANDONED_SECONDS (a table where nobody has acted this long is marked abandoned,
+    default 3600) and CIVLITE_CLOSE_SECONDS (then closed after this long, default a week; 0:
+    never)."""
     url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
     delay = bot_delay if bot_delay is not None else _env_number("CIVLITE_BOT_DELAY", 0.8)
     rate = rate_limit if rate_limit is not None else _env_number("CIVLITE_RATE_LIMIT", RATE_LIMIT)
@@ -92,12 +107,15 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     conns = Counter(per_addr, max_connections if max_connections is not None else MAX_CONNECTIONS)
     idle = idle_seconds if idle_seconds is not None else _env_number("CIVLITE_IDLE_SECONDS", 60.0)
     proxies = trusted_proxies if trusted_proxies is not None else (_env_list("CIVLITE_TRUSTED_PROXIES") or [])
+    abandoned = (abandoned_seconds if abandoned_seconds is not None
+                 else _env_number("CIVLITE_ABANDONED_SECONDS", ABANDONED_SECONDS))
+    close = close_seconds if close_seconds is not None else _env_number("CIVLITE_CLOSE_SECONDS", CLOSE_SECONDS)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url)
         manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate, bot_processes=procs,
-                          idle_seconds=idle, leases=leases)
+                          idle_seconds=idle, leases=leases, abandoned_seconds=abandoned, close_seconds=close)
         await manager.start()
         app.state.manager = manager
         try:
@@ -147,22 +165,72 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         refused = limited(request, "tables created")
         if refused is not None:
             return refused
-        info, tokens = await mgr(request).create_table(spec)
-        return protocol.table_created(info, tokens)
+        info, tokens, host = await mgr(request).create(spec)
+        return protocol.table_created(info, tokens, host)
 
     @app.get("/api/tables")
     async def tables(request: Request, status: str = "playing") -> list[dict[str, Any]]:
+        """The tables being played (``status=open``: those with open seats; ``over``, ``closed``,
+        ``all``), each with its live figures: from memory, or from storage for a table that is
+        not in memory (its turn included); an abandoned one is marked."""
         m = mgr(request)
+        wanted = {"open": "waiting", "all": None}.get(status, status)
         try:
-            infos = await asyncio.to_thread(m.store.list_tables, status if status != "all" else None)
+            infos = await asyncio.to_thread(m.store.list_tables, wanted)
         except SQLAlchemyError as e:  # storage down: told, as every route does
             raise ProtocolError("unavailable", f"the tables could not be listed now ({type(e).__name__}): "
                                 "storage is not answering; try again later") from None
         out = []
         for info in infos:
             t = m.tables.get(info.id)
-            out.append(protocol.table_json(t) if t is not None else protocol.summary(info))
+            # the stored row is the newer when another process plays the table
+            fresh = t is not None and t.info.status == info.status and t.seq >= info.num_actions
+            row = protocol.table_json(t) if fresh and t is not None else protocol.summary(info)
+            row["abandoned"] = m.housekeeping.abandoned(info)
+            out.append(row)
         return out
+
+    @app.post("/api/tables/{table_id}/take")
+    async def take(table_id: str, body: TakeSeat, request: Request) -> Any:
+        """An open seat for whoever asks first: its invite link (the seat's token) is theirs."""
+        seat, token = await mgr(request).take_seat(table_id, body.seat, body.name, body.profile)
+        return protocol.invite(table_id, seat, token)
+
+    @app.post("/api/tables/{table_id}/start")
+    async def start(table_id: str, body: StartTable, request: Request) -> dict[str, Any]:
+        """The creator starts a table before its open seats are taken: bots sit in them."""
+        m = mgr(request)
+        await m.start_table(table_id, body.token, body.bot)
+        t = await m.get(table_id)
+        assert t is not None
+        return protocol.table_json(t)
+
+    @app.post("/api/profiles", status_code=201)
+    async def new_profile(body: NewProfile, request: Request) -> Any:
+        """A profile: a name and a secret key, which only the browser keeps."""
+        refused = limited(request, "profiles made")
+        if refused is not None:
+            return refused
+        return await mgr(request).profiles.create(body.name)
+
+    @app.post("/api/profiles/me")
+    async def my_profile(body: ProfileKey, request: Request) -> dict[str, Any]:
+        """The profile of a key (``name``: rename it first)."""
+        return await mgr(request).profiles.mine(body.key, body.name)
+
+    @app.post("/api/profiles/me/key")
+    async def new_key(body: ProfileKey, request: Request) -> dict[str, Any]:
+        """A new key for the profile: the old one, and every restore link holding it, stop working."""
+        return await mgr(request).profiles.new_key(body.key)
+
+    @app.get("/api/profiles/{profile_id}")
+    async def profile(profile_id: str, request: Request) -> dict[str, Any]:
+        """A profile's public page: its name, rating, games and rating history."""
+        return await mgr(request).profiles.public(profile_id)
+
+    @app.get("/api/leaderboard")
+    async def leaderboard(request: Request) -> list[dict[str, Any]]:
+        return await mgr(request).profiles.leaderboard()
 
     @app.get("/api/tables/{table_id}")
     async def table(table_id: str, request: Request) -> dict[str, Any]:
@@ -264,6 +332,13 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     @app.get("/t/{table_id}")
     async def table_page(table_id: str) -> FileResponse:
         return FileResponse(index)
+
+    @app.get("/p/{profile_id}")
+    async def profile_page(profile_id: str) -> FileResponse:
+        return FileResponse(index)
+
+    for page in ("/profile", "/leaderboard", "/restore"):
+        app.add_api_route(page, root, methods=["GET"], include_in_schema=False)
 
     app.mount("/static", StaticFiles(directory=WEB), name="static")
     return app

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..engine import Event
 from . import protocol
+from .chat import tail
 from .state import Conn, Table
 
 
@@ -37,7 +38,7 @@ class Broadcaster:
 
     def welcome(self, conn: Conn, t: Table, missed: int = 0) -> None:
         """The welcome of ``conn``'s seat at ``t`` (``missed``: clock moves made while it was away)."""
-        w = protocol.welcome(t, conn.seat, missed)
+        w = protocol.welcome(t, conn.seat, missed, chat=tail(t, conn.seat))
         conn.send(w)
         if self.on_frame is not None:
             self.on_frame(conn, w)
@@ -45,7 +46,7 @@ class Broadcaster:
     def refresh(self, t: Table) -> None:
         """Everyone's state again (after the table was rebuilt from storage)."""
         for c in list(t.conns):
-            c.send(protocol.welcome(t, c.seat))
+            c.send(protocol.welcome(t, c.seat, chat=tail(t, c.seat)))
 
     def to_all(self, t: Table, msg: dict[str, Any]) -> None:
         text = _text(msg)

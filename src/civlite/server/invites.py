@@ -77,7 +77,7 @@ class Invites:
                     self.store.create_table, id=new_id, name=info.name, rules=info.rules,
                     seed=secret_seed(), seats=info.seats, clock=info.clock,
                     first=(info.first + 1) % len(info.seats), rematch_of=info.id,
-                    lease=self.leases.for_new_table(), options=info.options)
+                    lease=self.leases.for_new_table(), options=info.options, rated=info.rated)
                 got = await asyncio.to_thread(self.store.set_rematch, info.id, new_id)
                 t.info = replace(info, rematch=got)
             self.broadcaster.to_all(t, protocol.rematch(t.info.rematch))

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import secrets
 from typing import Any
 
 from ..engine import RuleSet, RuleSetError
 from .botspecs import check_bot_spec
 from .leases import Leases
+from .names import safe_name
 from .protocol import CreateTable, ProtocolError
+from .ratings import RATED_LEVELS
 from .registry import Registry
+from .social_store import SocialStore
 from .state import token_digest
 from .storage import Store, TableInfo
 
@@ -26,16 +28,8 @@ RULESETS: dict[str, RuleSet] = {
 }
 #: default names of bot seats, distinct at a table (a name a player gave is skipped)
 BOT_NAMES = ("Nefertiti", "Ashoka", "Pericles", "Cyrus", "Boudica", "Zenobia", "Sargon", "Tomyris")  # no card names
-#: bidirectional controls (an RLO would reverse the text after it) and other invisible format marks
-_UNSAFE = re.compile("[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 #: bits of the secret a table's deal comes from (Python's ``random.Random`` takes the whole int)
 SECRET_BITS = 128
-
-
-def safe_name(name: str | None) -> str:
-    """A player or table name with control and bidirectional-override characters removed and
-    spaces collapsed ("" when nothing is left). Clients still isolate names (<bdi>)."""
-    return " ".join(_UNSAFE.sub("", name or "").split())
 
 
 def new_table_id() -> str:
@@ -72,11 +66,17 @@ def seats_of(spec: CreateTable) -> tuple[list[dict[str, Any]], list[str | None]]
     given = [safe_name(s.name) for s in spec.seats]
     bot_names = iter(n for n in BOT_NAMES if n not in given)
     for i, s in enumerate(spec.seats):
-        if s.kind == "bot":
+        if s.kind == "open":  # anyone may take it from the lobby; its token is made then
+            seats.append({"kind": "open", "bot": None, "name": ""})
+            tokens.append(None)
+        elif s.kind == "bot":
             try:
                 level = check_bot_spec(s.bot or "random")
             except ValueError as e:
                 raise ProtocolError("bad_bot", f"Seat {i + 1}'s bot: {e}") from None
+            if spec.rated and level not in RATED_LEVELS:
+                raise ProtocolError("bad_bot", f"Seat {i + 1}: a rated table's bots are the ladder's levels "
+                                    f"({', '.join(RATED_LEVELS)}), whose ratings are fixed; {level!r} has none")
             seats.append({"kind": "bot", "bot": level, "name": given[i] or next(bot_names, f"Bot {i + 1}")})
             tokens.append(None)
         else:
@@ -97,18 +97,49 @@ def seed_of(spec: CreateTable) -> int:
     return secret_seed()
 
 
+async def with_profiles(social: SocialStore, spec: CreateTable, seats: list[dict[str, Any]]) -> None:
+    """The profiles the creator named (by their keys) on their seats; a rated table's player
+    seats must each have one."""
+    for i, s in enumerate(spec.seats):
+        if s.profile is not None:
+            if s.kind != "human":
+                raise ProtocolError("bad_seat", f"Seat {i + 1}: only a player's seat has a profile")
+            p = await asyncio.to_thread(social.profile_by_key, s.profile)
+            if p is None:
+                raise ProtocolError("bad_key", f"Seat {i + 1}: this profile key is not valid (it may have been "
+                                    "replaced): restore the profile from its newest link")
+            seats[i]["profile"] = p.id
+            if not safe_name(s.name):
+                seats[i]["name"] = p.name
+        elif spec.rated and s.kind == "human":
+            raise ProtocolError("needs_profile", f"Seat {i + 1}: on a rated table every player's seat has a profile "
+                                "(or leave it open: whoever takes it brings theirs)")
+    ids = [s["profile"] for s in seats if s.get("profile")]
+    if len(ids) != len(set(ids)):
+        raise ProtocolError("bad_seat", "one profile may hold one seat of a table")
+
+
 class Lobby:
-    def __init__(self, store: Store, registry: Registry, leases: Leases) -> None:
+    def __init__(self, store: Store, social: SocialStore, registry: Registry, leases: Leases) -> None:
         self.store = store
+        self.social = social
         self.registry = registry
         self.leases = leases
 
-    async def create_table(self, spec: CreateTable) -> tuple[TableInfo, list[str | None]]:
-        """Store and load a new table; returns it and each seat's token (``None`` for a bot)."""
+    async def create_table(self, spec: CreateTable) -> tuple[TableInfo, list[str | None], str | None]:
+        """Store and load a new table; returns it, each seat's token (``None`` for a bot or an
+        open seat) and, when seats are open, the host token that starts it early."""
         rules = rules_of(spec)
         seats, tokens = seats_of(spec)
+        await with_profiles(self.social, spec, seats)
         seed = seed_of(spec)
         options: dict[str, Any] = {}
+        host = None
+        if any(s["kind"] == "open" for s in seats):
+            host = new_token()
+            options["host_sha256"] = token_digest(host)
+        if spec.chat == "players":
+            options["chat"] = "players"
         if spec.stand_in is not None:
             try:
                 options["stand_in"] = check_bot_spec(spec.stand_in)
@@ -118,11 +149,11 @@ class Lobby:
             info = await asyncio.to_thread(
                 self.store.create_table, id=new_table_id(), name=safe_name(spec.name) or f"{len(seats)}-seat table",
                 rules=rules.to_dict(), seed=seed, seats=seats, clock=spec.clock, seeded=spec.practice,
-                lease=self.leases.for_new_table(), options=options)
+                lease=self.leases.for_new_table(), options=options, rated=spec.rated)
         except Exception as e:
             log.warning("a table could not be stored: %s: %s", type(e).__name__, e)
             raise ProtocolError("unavailable", f"the table could not be stored ({type(e).__name__}): "
                                 "try again in a moment") from None
         table = await self.registry.get(info.id)
         assert table is not None
-        return info, tokens
+        return info, tokens, host

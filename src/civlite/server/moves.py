@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 from ..engine import Action, ActionFormatError, IllegalActionError, StaleDecisionError, action_from_json
 from . import protocol
@@ -21,10 +22,12 @@ STALE = "That move was already made (or is late): the table has moved on."
 
 
 class Moves:
-    def __init__(self, registry: Registry, committer: Committer, turns: Turns) -> None:
+    def __init__(self, registry: Registry, committer: Committer, turns: Turns,
+                 ended: Callable[[Table], None] | None = None) -> None:
         self.registry = registry
         self.committer = committer
         self.turns = turns
+        self.ended = ended  # called once a move that ends a game is stored (its ratings)
 
     async def action(self, conn: Conn, msg: ActionMsg) -> None:
         """A client's move for its seat."""
@@ -74,6 +77,10 @@ class Moves:
                     return None
             if t.game.is_over:
                 raise ProtocolError("game_over", "the game is over: no more decisions are taken")
+            if t.info.status == "waiting":
+                raise ProtocolError("not_started", "the game starts when every seat is taken (or its creator starts it)")
+            if t.info.status == "closed":
+                raise ProtocolError("closed", "this table was closed: nobody had played here for too long")
             pending = t.game.pending
             assert pending is not None
             if pending.player != seat:
@@ -92,7 +99,7 @@ class Moves:
             except IllegalActionError as e:
                 raise ProtocolError("illegal", str(e)) from None
             seq = t.seq + 1
-            a = Append(t.id, seq, seat, action.to_json(), key, by, over=g.is_over, winner=g.winner)
+            a = Append(t.id, seq, seat, action.to_json(), key, by, turn=g.turn, over=g.is_over, winner=g.winner)
             try:
                 await self.committer.commit(a)
             except ConflictError:
@@ -114,4 +121,6 @@ class Moves:
             if conn is not None and client_id is not None:
                 conn.send(protocol.ack(client_id, seq, duplicate=False))
             self.turns.schedule(t, broadcast_first=(seq, events, seat, by))
+            if g.is_over and self.ended is not None:
+                self.ended(t)
             return seq

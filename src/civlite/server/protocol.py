@@ -6,11 +6,12 @@ Client -> server (every message carries ``"v": 1``)::
     {"v": 1, "type": "action", "id": "<client-chosen id>", "action": {"do": "pass"}, "decision": 12}
     {"v": 1, "type": "rematch"}
     {"v": 1, "type": "ping"}
+    {"v": 1, "type": "chat", "text": "good luck", "name": "<a spectator's name>" | null}
 
-Server -> client: ``welcome`` (after hello: the seat, the table, its view and its own
-redacted log), ``update`` (after each accepted action), ``ack`` (your action ``id`` is
+Server -> client: ``welcome`` (after hello: the seat, the table, its view, its own
+redacted log and the chat it may read), ``update`` (after each accepted action), ``ack`` (your action ``id`` is
 committed as number ``seq``; ``duplicate`` for a resend, which is never applied twice),
-``error`` (nothing changed), ``presence``, ``notice``, ``rematch`` and ``pong``.
+``error`` (nothing changed), ``presence``, ``notice``, ``rematch``, ``chat`` and ``pong``.
 
 Client messages are validated with pydantic (:func:`parse_client`). Server messages are
 built as plain dicts by the functions below, one per message type; the models beside
@@ -63,7 +64,16 @@ class Ping(_Msg):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Hello | ActionMsg | Rematch | Ping, Field(discriminator="type")]
+class ChatMsg(_Msg):
+    """A chat line (at most 300 characters once cleaned; longer input is refused, not cut).
+    ``name``: a spectator's name (a player speaks under its seat's name)."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(max_length=2000)]
+    name: Annotated[str, Field(max_length=64)] | None = None
+
+
+ClientMessage = Annotated[Hello | ActionMsg | Rematch | Ping | ChatMsg, Field(discriminator="type")]
 _client = TypeAdapter(ClientMessage)
 
 
@@ -93,7 +103,7 @@ def _too_deep(data: Any) -> bool:
     return True
 
 
-def parse_client(raw: str | bytes) -> Hello | ActionMsg | Rematch | Ping:
+def parse_client(raw: str | bytes) -> Hello | ActionMsg | Rematch | Ping | ChatMsg:
     """Parse one client frame; raises :class:`ProtocolError` naming the problem."""
     if isinstance(raw, bytes):
         try:
@@ -135,9 +145,10 @@ class _Frame(_Out):
 class SeatInfo(_Out):
     seat: int
     name: str
-    kind: Literal["human", "bot"]
+    kind: Literal["human", "bot", "open"]
     bot: str | None = None
     connected: bool = False
+    profile: str | None = None  # the public id of the seat's profile, if it has one
 
 
 class RulesInfo(_Out):
@@ -166,6 +177,9 @@ class TableSummary(_Out):
     rematch_of: str | None = None
     practice: bool = False  # a chosen seed: every seat sees the mark and the seed
     seed: int | None = None  # shown on practice tables only
+    rated: bool = False
+    chat: Literal["all", "players"] = "all"
+    abandoned: bool = False  # nobody has acted here for a while (the lobby's list marks it)
 
 
 class Clock(_Out):
@@ -198,11 +212,20 @@ class _Seen(_Frame):
     final: Final | None = None
 
 
+class ChatLineOut(_Out):
+    n: int
+    seat: int | None  # None: a spectator
+    name: str
+    text: str
+    at: int  # epoch milliseconds
+
+
 class Welcome(_Seen):
     type: Literal["welcome"] = "welcome"
     seat: int | None
     table: TableSummary
     log: list[dict[str, Any]]
+    chat: list[ChatLineOut] = []
     missed_clock: int | None = None  # clock moves made for this seat while it was away
 
 
@@ -234,9 +257,14 @@ class Presence(_Frame):
 
 class Notice(_Frame):
     type: Literal["notice"] = "notice"
-    kind: Literal["clock"]
-    seat: int
+    kind: Literal["clock", "closed"]
+    seat: int | None
     text: str
+
+
+class Chat(_Frame):
+    type: Literal["chat"] = "chat"
+    line: ChatLineOut
 
 
 class RematchReady(_Frame):
@@ -249,7 +277,7 @@ class Pong(_Frame):
     t: int  # the server's time, epoch milliseconds
 
 
-ServerMessage = Annotated[Welcome | Update | Ack | Error | Presence | Notice | RematchReady | Pong,
+ServerMessage = Annotated[Welcome | Update | Ack | Error | Presence | Notice | RematchReady | Pong | Chat,
                           Field(discriminator="type")]
 server_message = TypeAdapter(ServerMessage)
 
@@ -290,7 +318,7 @@ def rules_json(rules: RuleSet) -> dict[str, Any]:
     }
 
 
-def summary(info: TableInfo, connected: list[bool] | None = None, turn: int = 0,
+def summary(info: TableInfo, connected: list[bool] | None = None, turn: int | None = None,
             rules: RuleSet | None = None) -> dict[str, Any]:
     """A table's public facts (:class:`TableSummary`)."""
     rules = rules or info.ruleset()
@@ -298,12 +326,14 @@ def summary(info: TableInfo, connected: list[bool] | None = None, turn: int = 0,
     return {
         "id": info.id, "name": info.name,
         "seats": [{"seat": i, "name": s.get("name", f"Seat {i + 1}"), "kind": s.get("kind", "human"),
-                   "bot": s.get("bot"), "connected": conn[i] or s.get("kind") == "bot"}
+                   "bot": s.get("bot"), "connected": conn[i] or s.get("kind") == "bot", "profile": s.get("profile")}
                   for i, s in enumerate(info.seats)],
-        "rules": rules_json(rules), "clock": info.clock, "status": info.status, "turn": turn,
+        "rules": rules_json(rules), "clock": info.clock, "status": info.status,
+        "turn": turn if turn is not None else (info.turn or 0), "rated": info.rated,
+        "chat": "players" if info.options.get("chat") == "players" else "all",
         "winner": info.winner, "rematch": info.rematch, "rematch_of": info.rematch_of,
         # a practice table's seed was chosen by its creator, who may know every card: all see it
-        "practice": info.seeded, "seed": info.seed if info.seeded else None,
+        "practice": info.seeded, "seed": info.seed if info.seeded else None, "abandoned": False,
     }
 
 
@@ -348,11 +378,13 @@ def choices_json(t: TableState, seat: int | None) -> dict[str, Any]:
     return {"choices": c, "decision_number": t.game.decision_number}
 
 
-def welcome(t: TableState, seat: int | None, missed: int = 0) -> dict[str, Any]:
-    """:class:`Welcome`: ``missed`` clock moves made for the seat while it was away."""
+def welcome(t: TableState, seat: int | None, missed: int = 0,
+            chat: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """:class:`Welcome`: ``missed`` clock moves made for the seat while it was away; ``chat``:
+    the lines of the table's chat this seat may read."""
     w = _frame("welcome", seat=seat, table=table_json(t), seq=t.seq, state=t.game.view(seat).to_json(),
                **choices_json(t, seat), log=[entry(t, s, e, seat) for s, e in t.log[-LOG_TAIL:]],
-               clock=clock_json(t))
+               clock=clock_json(t), chat=list(chat))
     final = final_json(t)
     if final is not None:
         w["final"] = final
@@ -392,6 +424,16 @@ def clock_notice(seat: int, text: str) -> dict[str, Any]:
     return _frame("notice", kind="clock", seat=seat, text=text)
 
 
+def closed_notice(text: str) -> dict[str, Any]:
+    """:class:`Notice` that the table was closed (abandoned)."""
+    return _frame("notice", kind="closed", seat=None, text=text)
+
+
+def chat(line: Mapping[str, Any]) -> dict[str, Any]:
+    """:class:`Chat`: one line of the table's chat."""
+    return _frame("chat", line=dict(line))
+
+
 def rematch(table_id: str | None) -> dict[str, Any]:
     """:class:`RematchReady`: the table the rematch is played at."""
     return _frame("rematch", table=table_id)
@@ -403,10 +445,15 @@ def pong() -> dict[str, Any]:
 
 # -- REST (lobby) -------------------------------------------------------------------------
 class SeatSpec(BaseModel):
+    """A seat of a new table: a player's (with an invite link), a bot's, or ``open`` (anyone
+    may take it from the lobby). ``profile``: the secret key of the profile the creator plays
+    this seat with (rated tables)."""
+
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["human", "bot"] = "human"
+    kind: Literal["human", "bot", "open"] = "human"
     bot: Annotated[str, Field(max_length=64)] | None = None
     name: Annotated[str, Field(max_length=40)] | None = None
+    profile: Annotated[str, Field(min_length=1, max_length=64)] | None = None
 
 
 class CreateTable(BaseModel):
@@ -423,6 +470,41 @@ class CreateTable(BaseModel):
     #: Any other table deals from a secret 128-bit seed, revealed with the record once the game is over
     practice: bool = False
     seed: Annotated[int, Field(ge=0, lt=2**63)] | None = None
+    #: a rated table: its end moves the ratings of the seats' profiles (every human seat needs one)
+    rated: bool = False
+    #: ``players``: spectators' chat lines are shown to spectators only
+    chat: Literal["all", "players"] = "all"
+
+
+class TakeSeat(BaseModel):
+    """``POST /api/tables/{id}/take``: an open seat (``seat``, or the first one) for whoever asks first."""
+
+    model_config = ConfigDict(extra="forbid")
+    seat: Annotated[int, Field(ge=0, le=7)] | None = None
+    name: Annotated[str, Field(max_length=40)] | None = None
+    profile: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+
+
+class StartTable(BaseModel):
+    """``POST /api/tables/{id}/start``: the creator (with the table's host token) starts it now,
+    with bots of level ``bot`` in the seats still open."""
+
+    model_config = ConfigDict(extra="forbid")
+    token: Annotated[str, Field(min_length=1, max_length=64)]
+    bot: Annotated[str, Field(max_length=64)] = "medium"
+
+
+class NewProfile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, Field(min_length=1, max_length=40)]
+
+
+class ProfileKey(BaseModel):
+    """A request made as a profile: its secret key proves it (``name``: a new name, when renaming)."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: Annotated[str, Field(min_length=1, max_length=64)]
+    name: Annotated[str, Field(min_length=1, max_length=40)] | None = None
 
 
 class Reissue(BaseModel):
@@ -433,7 +515,8 @@ class Reissue(BaseModel):
 
 
 #: the HTTP status of a refusal, by its code (any other code: 422)
-HTTP_STATUS = {"unavailable": 503, "not_stored": 503, "busy": 503, "no_table": 404, "bad_token": 403}
+HTTP_STATUS = {"unavailable": 503, "not_stored": 503, "busy": 503, "no_table": 404, "bad_token": 403,
+               "no_profile": 404, "bad_key": 403, "seat_taken": 409, "not_open": 409, "not_host": 403}
 
 
 def refusal(code: str, detail: str) -> dict[str, Any]:
@@ -446,12 +529,15 @@ def invite_link(table_id: str, token: str) -> str:
     return f"/t/{table_id}#k={token}"
 
 
-def table_created(info: TableInfo, tokens: Sequence[str | None]) -> dict[str, Any]:
-    """``POST /api/tables``: the table's summary with each seat's invite link and a spectator's."""
+def table_created(info: TableInfo, tokens: Sequence[str | None], host: str | None = None) -> dict[str, Any]:
+    """``POST /api/tables``: the table's summary with each seat's invite link and a spectator's
+    (``host``: the token that starts a table with open seats before they are all taken)."""
     out = summary(info)
     for s, tok in zip(out["seats"], tokens, strict=True):
         s["invite"] = invite_link(info.id, tok) if tok else None
     out["spectate"] = f"/t/{info.id}"
+    if host is not None:
+        out["host"] = host
     return out
 
 

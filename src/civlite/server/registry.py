@@ -117,7 +117,7 @@ class Registry:
         if info is None:
             return None
         acts = self.store.load_actions(table_id)
-        rec = GameRecord(rules=info.ruleset(), seed=info.seed, players=tuple(s["name"] for s in info.seats),
+        rec = GameRecord(rules=info.ruleset(), seed=info.seed, players=info.player_names(),
                          first=info.first, actions=())
         game = rec.initial()
         t = Table(info=info, game=game)

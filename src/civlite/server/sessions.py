@@ -8,6 +8,7 @@ import time
 
 from . import protocol
 from .broadcast import Broadcaster
+from .chat import Chat
 from .invites import Invites
 from .moves import Moves
 from .protocol import Hello, ProtocolError, error, parse_client
@@ -25,7 +26,8 @@ class Sessions:
     MAX_DROPPED = 2000
 
     def __init__(self, registry: Registry, broadcaster: Broadcaster, turns: Turns, moves: Moves, invites: Invites,
-                 rate_limit: float | None) -> None:
+                 chat: Chat, rate_limit: float | None) -> None:
+        self.chat = chat
         self.registry = registry
         self.broadcaster = broadcaster
         self.turns = turns
@@ -68,6 +70,8 @@ class Sessions:
                 await self.moves.action(conn, msg)
             elif msg.type == "rematch":
                 await self.invites.rematch(conn)
+            elif msg.type == "chat":
+                await self.chat.say(conn, msg)
             else:
                 conn.send(protocol.pong())
         except ProtocolError as e:
@@ -86,6 +90,7 @@ class Sessions:
             seat = t.seat_of(msg.token)
             if seat is None:
                 raise ProtocolError("bad_token", "this seat token is not valid for this table (ask for a new invite link)")
+        await self.chat.load(t)  # the welcome carries the chat's last lines
         if conn.table is t:
             t.conns.discard(conn)  # a new hello on the same table: change seat, keep the table
         else:

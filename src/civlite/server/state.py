@@ -14,6 +14,7 @@ from typing import Any
 
 from ..bots import Bot
 from ..engine import Event, Game
+from .social_store import ChatLine
 from .storage import TableInfo
 
 
@@ -38,6 +39,8 @@ class Conn:
         self.stamp = 0.0
         self.noticed = -1e9  # when the client was last told it is being limited
         self.dropped = 0  # messages dropped in a row
+        self.chat_allowance = 0.0  # the chat's own bucket (see Chat.say)
+        self.chat_stamp = 0.0
 
     def allow(self, rate: float, now: float) -> bool:
         """Token bucket: ``rate`` messages a second on average, bursts of ``2 * rate`` (at least 10)."""
@@ -87,6 +90,8 @@ class Table:
     via: dict[int, str] = field(default_factory=dict)  # action number -> "bot" / "clock" (not "human")
     missed: dict[int, int] = field(default_factory=dict)  # seat -> clock moves made while it was away
     touched: float = field(default_factory=time.monotonic)  # the last move, hello or goodbye (for eviction)
+    chat: list[ChatLine] | None = None  # the chat's last lines (None: not loaded yet)
+    chat_count: int | None = None  # lines stored in all (known once the chat is long)
 
     @property
     def id(self) -> str:
@@ -123,6 +128,8 @@ class Table:
         """Nothing will happen at this table until a player acts (no bot to move, no clock)."""
         if self.lock.locked():
             return False
+        if self.info.status != "playing":  # waiting for its players, or closed
+            return True
         pending = self.game.pending
         if pending is None:
             return True

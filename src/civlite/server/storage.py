@@ -74,6 +74,10 @@ class TableRow(Base):
     options: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     #: the last time a player acted here (None: nobody yet, or a table from before migration 0005)
     active_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: the game's turn after its last stored action (None: a table from before migration 0006)
+    turn: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: a rated table: its end moves its players' ratings (once)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class ActionRow(Base):
@@ -109,13 +113,28 @@ class TableInfo:
     seeded: bool = False  # a chosen seed (practice): every seat is told and shown the seed
     options: dict[str, Any] = field(default_factory=dict)
     active_at: datetime | None = None
+    turn: int | None = None
+    rated: bool = False
 
     @classmethod
     def of(cls, r: TableRow) -> TableInfo:
         seed = int(r.secret, 16) if r.secret else r.seed  # the secret is the deal's seed
         return cls(r.id, r.name, r.created_at, r.rules, seed, r.first, list(r.seats), r.clock, r.status,
                    r.num_actions, r.winner, r.rematch_of, r.rematch, bool(r.seeded), dict(r.options or {}),
-                   r.active_at)
+                   r.active_at, r.turn, bool(r.rated))
+
+    @property
+    def last_active(self) -> datetime:
+        """When a player last acted here (or the table was made)."""
+        at = self.active_at or self.created_at
+        return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+    def player_names(self) -> tuple[str, ...]:
+        return tuple(str(s.get("name") or f"Seat {i + 1}") for i, s in enumerate(self.seats))
+
+    def open_seats(self) -> list[int]:
+        """The seats nobody has taken yet (a table waiting for its players)."""
+        return [i for i, s in enumerate(self.seats) if s.get("kind") == "open"]
 
     @property
     def stand_in(self) -> str | None:
@@ -146,6 +165,7 @@ class Append:
     action: dict[str, Any]
     client_id: str | None = None
     by: str = "human"
+    turn: int | None = None
     over: bool = False
     winner: int | None = None
     error: str | None = field(default=None)
@@ -262,7 +282,7 @@ class Store:
     def create_table(self, *, id: str, name: str, rules: dict[str, Any], seed: int, seats: list[dict[str, Any]],
                      clock: int | None, first: int = 0, rematch_of: str | None = None,
                      seeded: bool = False, lease: tuple[str, float] | None = None,
-                     options: dict[str, Any] | None = None) -> TableInfo:
+                     options: dict[str, Any] | None = None, rated: bool = False) -> TableInfo:
         """``seed``: the deal's seed, of any size (a secret one is kept as hex: it is too big for
         BIGINT); ``seeded``: it was chosen by the creator (a practice table, marked as such).
         ``lease``: ``(owner, seconds)``, the new table's lease, taken in the same transaction
@@ -273,7 +293,8 @@ class Store:
         small = seeded and seed < 2**63
         row = TableRow(id=id, name=name, created_at=_now(), rules=rules, seed=seed if small else 0,
                        secret=None if small else format(seed, "x"), seeded=seeded, first=first, seats=seats,
-                       clock=clock, status="playing", num_actions=0, rematch_of=rematch_of, options=options or None)
+                       clock=clock, status="waiting" if any(x.get("kind") == "open" for x in seats) else "playing",
+                       num_actions=0, turn=0, rated=rated, rematch_of=rematch_of, options=options or None)
         with self.sessions.begin() as s:
             s.add(row)
             if rematch_of is not None:
@@ -305,6 +326,36 @@ class Store:
             if self.is_postgres:  # seq 0: "the table itself changed" for other processes
                 s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{table_id}:0:{self.origin}"})
         return got or rematch
+
+    def change_seats(self, table_id: str,
+                     change: Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], str] | None]
+                     ) -> TableInfo | None:
+        """Change a table's seats and status atomically (the row locked on PostgreSQL):
+        ``change(seats, status)`` gives the new ones, or None to leave them (then None is
+        returned, as for an unknown table)."""
+        with self.sessions.begin() as s:
+            row = s.execute(select(TableRow).where(TableRow.id == table_id).with_for_update()).scalar_one_or_none()
+            if row is None:
+                return None
+            got = change([dict(x) for x in row.seats], row.status)
+            if got is None:
+                return None
+            row.seats, row.status = got
+            row.active_at = _now()
+            if self.is_postgres:  # seq 0: "the table itself changed" for other processes
+                s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{table_id}:0:{self.origin}"})
+        return self.get_table(table_id)
+
+    def close_abandoned(self, before: datetime, limit: int = 500) -> list[str]:
+        """Close the unfinished tables where nobody has acted since ``before`` (status
+        ``closed``: no more moves); returns their ids."""
+        with self.sessions.begin() as s:
+            last = func.coalesce(TableRow.active_at, TableRow.created_at)
+            ids = list(s.scalars(select(TableRow.id).where(TableRow.status.in_(("waiting", "playing")), last < before)
+                                 .limit(limit)))
+            if ids:
+                s.execute(update(TableRow).where(TableRow.id.in_(ids)).values(status="closed"))
+        return ids
 
     def set_seat_token(self, table_id: str, seat: int, old: str, new: str) -> list[dict[str, Any]] | None:
         """Replace a seat's token digest ``old`` by ``new`` (atomically: None when ``old`` is not
@@ -376,6 +427,8 @@ class Store:
                 last[a.table_id] = a
         for a in last.values():
             values: dict[str, Any] = {"num_actions": a.seq}
+            if a.turn is not None:
+                values["turn"] = a.turn
             if a.table_id in humans:  # someone played here: the table is not abandoned
                 values["active_at"] = now
             if a.over:
@@ -420,7 +473,7 @@ class Store:
         acts = self.load_actions(table_id)
         if upto is not None:
             acts = [a for a in acts if a.seq <= upto]
-        return GameRecord(rules=info.ruleset(), seed=info.seed, players=tuple(s["name"] for s in info.seats),
+        return GameRecord(rules=info.ruleset(), seed=info.seed, players=info.player_names(),
                           first=info.first, actions=tuple(action_from_json(a.action) for a in acts))
 
     # -- notifications (PostgreSQL) -------------------------------------------------

@@ -9,6 +9,7 @@ broadcast (:mod:`.moves`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,15 +18,21 @@ from .bot_moves import BotMoves
 from .botspecs import BOT_LEVELS, MAX_BOT_SECONDS, bot_for, check_bot_spec
 from .broadcast import Broadcaster
 from .catchup import CatchUp
+from .chat import Chat
 from .clocks import Clocks
 from .committer import Committer
+from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS, Housekeeping
 from .invites import Invites
 from .leases import Leases
 from .lobby import Lobby
 from .moves import Moves
+from .profiles import Profiles
 from .protocol import CreateTable
+from .ratings import Ratings
 from .registry import Registry
+from .seating import Seating
 from .sessions import Sessions
+from .social_store import SocialStore
 from .state import Conn, Table
 from .storage import Store, TableInfo
 from .turns import Turns
@@ -44,24 +51,45 @@ class Manager:
     def __init__(self, store: Store, bot_delay: float = 0.8, listen: bool | None = None,
                  clock_bot: str | None = None, rate_limit: float | None = None,
                  bot_processes: int | None = None, idle_seconds: float = 60.0,
-                 leases: bool | None = None) -> None:
+                 leases: bool | None = None, abandoned_seconds: float = ABANDONED_SECONDS,
+                 close_seconds: float = CLOSE_SECONDS) -> None:
         self.store = store
         leased = store.is_postgres if leases is None else leases
         self.broadcaster = Broadcaster()
         self.committer = Committer(store)
+        self.social = SocialStore(store)
+        self.ratings = Ratings(self.social)
         self.registry = Registry(store, self.broadcaster, idle_seconds, claim=lambda t: self.leases.claim(t),
-                                 schedule=lambda t: self.turns.schedule(t), forget=lambda t: self.leases.forget(t))
+                                 schedule=self._loaded, forget=lambda t: self.leases.forget(t))
         self.leases = Leases(store, self.registry, leased, take_over=lambda t: self.turns.schedule(t, hurry=True))
         self.bots = BotMoves(bot_processes)
         self.turns = Turns(self.registry, self.broadcaster, self.leases, self.bots,
                            Clocks(self.broadcaster, clock_bot), submit=self._submit, bot_delay=bot_delay)
-        self.moves = Moves(self.registry, self.committer, self.turns)
-        self.lobby = Lobby(store, self.registry, self.leases)
+        self.moves = Moves(self.registry, self.committer, self.turns, ended=self._ended)
+        self.lobby = Lobby(store, self.social, self.registry, self.leases)
+        self.chat = Chat(self.social)
+        self.profiles = Profiles(self.social)
+        self.seating = Seating(store, self.social, self.registry, self.turns)
+        self.housekeeping = Housekeeping(store, self.registry, self.broadcaster, abandoned_seconds, close_seconds)
+        self._rating: set[asyncio.Task[None]] = set()
         self.invites = Invites(store, self.registry, self.broadcaster, self.leases)
         self.catchup = CatchUp(store, self.registry, self.broadcaster, self.invites, self.turns,
                                listen=store.is_postgres if listen is None else listen, leases=leased)
-        self.sessions = Sessions(self.registry, self.broadcaster, self.turns, self.moves, self.invites,
+        self.sessions = Sessions(self.registry, self.broadcaster, self.turns, self.moves, self.invites, self.chat,
                                  rate_limit if rate_limit else None)
+
+    def _loaded(self, t: Table) -> None:
+        """A table just loaded: its next bot move or clock; a finished rated game not rated yet
+        (the server stopped in between) is rated now."""
+        self.turns.schedule(t)
+        if t.info.rated and t.game.is_over:
+            self._ended(t)
+
+    def _ended(self, t: Table) -> None:
+        if t.info.rated:
+            task = asyncio.create_task(self.ratings.rate(t))
+            self._rating.add(task)
+            task.add_done_callback(self._rating.discard)
 
     def _submit(self, t: Table, seat: int, action: Action, client_id: str | None, by: str, *,
                 expect_seq: int | None = None) -> Awaitable[int | None]:
@@ -73,9 +101,11 @@ class Manager:
         self.catchup.start()
         self.registry.start()
         self.leases.start()
+        self.housekeeping.start()
 
     async def stop(self) -> None:
         self.catchup.stop()
+        self.housekeeping.stop()
         self.registry.stop()
         await self.leases.stop()
         self.registry.close()
@@ -109,7 +139,19 @@ class Manager:
         return self.leases.owns(t)
 
     async def create_table(self, spec: CreateTable) -> tuple[TableInfo, list[str | None]]:
+        """A new table and each seat's token (``None`` for a bot or an open seat)."""
+        info, tokens, _host = await self.lobby.create_table(spec)
+        return info, tokens
+
+    async def create(self, spec: CreateTable) -> tuple[TableInfo, list[str | None], str | None]:
+        """A new table, each seat's token and, when seats are open, the host token that starts it early."""
         return await self.lobby.create_table(spec)
+
+    async def take_seat(self, table_id: str, seat: int | None, name: str | None, key: str | None) -> tuple[int, str]:
+        return await self.seating.take(table_id, seat, name, key)
+
+    async def start_table(self, table_id: str, host: str, bot: str) -> None:
+        await self.seating.start(table_id, host, bot)
 
     async def get(self, table_id: str) -> Table | None:
         return await self.registry.get(table_id)

@@ -60,7 +60,7 @@ class Turns:
         own = own and self.leases.owns(t)
         if t.task is None:
             t.deadline = None
-        pending = t.game.pending
+        pending = t.game.pending if t.info.status == "playing" else None  # waiting, or closed: nothing runs
         if pending is not None and t.task is None:
             seat = pending.player
             kind = t.info.seats[seat].get("kind")
