@@ -113,8 +113,12 @@ def _policies(spec: str, players: int, seed: int):  # type: ignore[no-untyped-de
 def rules(
     file: Annotated[Optional[Path], typer.Argument(help="rule-set TOML to check and print")] = None,
 ) -> None:
-    """Print a rule set (the default, or FILE after checking it) as editable TOML."""
-    sys.stdout.write(load_rules(file).to_toml())
+    """Print a rule set (the default, or FILE after checking it) as editable TOML; warn (on stderr)
+    about designs that cannot work."""
+    rs = load_rules(file)
+    for w in rs.design_warnings():
+        err.print(f"[bold yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+    sys.stdout.write(rs.to_toml())
 
 
 @app.command()

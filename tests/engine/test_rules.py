@@ -60,6 +60,8 @@ def test_designer_variant_without_code(tmp_path: Path) -> None:
     ("max_players = 9", "at most 8"),
     ("not toml [", "not valid TOML"),
     ("[meld]\nsuits = ['C', 'Z']", "meld.suits"),
+    ("[basic.W]\neffects = ['gain_ct']", "effect 'gain_ct' needs an amount, e.g. 'gain_ct 1'"),
+    ("[basic.W]\neffects = [{ op = 'draw' }]", "effect 'draw' needs an amount"),
 ])
 def test_broken_rule_files_name_the_problem(tmp_path: Path, text: str, needle: str) -> None:
     f = tmp_path / "bad.toml"
@@ -87,3 +89,43 @@ def test_new_ability_from_primitives() -> None:
     ab = r.basic[Suit.BOON]
     assert ab is not None and ab.name == "Windfall" and not ab.targets
     assert "take another whole turn" in ab.text
+
+
+def test_primitives_without_an_amount_need_none() -> None:
+    r = RuleSet.from_dict({"basic": {"C": {"effects": ["look_at_hand"]}},
+                           "advanced": {"B": {"effects": [{"op": "gain_ct", "amount": 2}, {"op": "extra_turn"}]}}})
+    assert r.basic[Suit.CIVILIZATION].effects == (Effect("look_at_hand", 1),)
+    assert r.advanced[Suit.BUILDING].effects == (Effect("gain_ct", 2), Effect("extra_turn", 1))
+
+
+@pytest.mark.parametrize(("changes", "needles"), [
+    ({"ct_supply": 10}, ["victory_ct 20 cannot be reached", "only 10 CT (ct_supply)"]),
+    ({"meld_ct": 0, "basic": {"W": False, "L": False}, "advanced": {"W": False, "L": False, "A": False, "B": False}},
+     ["victory_ct 20 cannot be reached", "no meld (meld_ct 0) or ability (gain_ct)"]),
+    ({"advanced": {"W": {"cards": 20}}}, ["advanced.W (Golden Age) costs 20 cards", "only 16 Wonder cards"]),
+    ({"basic": {"D": {"cards": 9}}}, ["basic.D (Setback) costs 9 cards", "only 8 Disaster cards"]),
+    ({"advanced": {"W": {"cards": 12}}}, ["costs 12 cards but a hand holds at most 9", "never be used"]),
+    ({"advanced": {"W": {"cards": 8}}}, ["costs 8 cards, more than hand_limit 7", "just drawn above the limit"]),
+    ({"hand_size": 200}, ["hand_size 200: the deal is larger than the deck", "2 to 8 players: 400 to 1600 cards",
+                          "the deck holds 112"]),
+])
+def test_design_warnings_name_what_cannot_work(changes: dict[str, object], needles: list[str]) -> None:
+    warnings = RuleSet.from_dict(changes).design_warnings()
+    assert len(warnings) == 1, warnings
+    for needle in needles:
+        assert needle in warnings[0]
+
+
+def test_design_warnings_per_player_count() -> None:
+    assert RuleSet.default().design_warnings() == ()
+    assert RuleSet.default().with_changes(ct_supply=20, hand_size=10).design_warnings() == ()
+    big = RuleSet.default().with_changes(hand_size=30)  # 4 x 30 = 120 > 112 cards
+    assert big.design_warnings(3) == ()
+    (w,) = big.design_warnings(4)
+    assert "4 players: 120 cards" in w
+    (w,) = big.design_warnings()
+    assert "4 to 8 players: 120 to 240 cards" in w
+    # a larger first hand or first Rise raises what a hand can hold at its first Action phase
+    assert RuleSet.from_dict({"advanced": {"W": {"cards": 10}}, "first_rise_draw": [3]}).design_warnings(2) == (
+        "advanced.W (Golden Age) costs 10 cards, more than hand_limit 7: only a hand that has just drawn above "
+        "the limit can pay for it",)

@@ -77,13 +77,13 @@ class Effect:
             unknown = set(text) - {"op", "amount"}
             if unknown:
                 raise RuleSetError(f"{where}: unknown key(s) {sorted(unknown)} in an effect table")
-            op, amount = text.get("op"), text.get("amount", 1)
+            op, amount = text.get("op"), text.get("amount")
         elif isinstance(text, str):
             parts = text.split()
             if not parts or len(parts) > 2:
                 raise RuleSetError(f"{where}: effect {text!r} is not 'op' or 'op amount'")
             op = parts[0]
-            amount = parts[1] if len(parts) == 2 else 1
+            amount = parts[1] if len(parts) == 2 else None
         else:
             raise RuleSetError(f"{where}: an effect is a string like 'draw 3', got {text!r}")
         if op not in PRIMITIVES:
@@ -91,6 +91,10 @@ class Effect:
                 f"{where}: unknown effect {op!r}; the primitives are: {', '.join(PRIMITIVES)}"
             )
         prim = PRIMITIVES[op]
+        if amount is None:
+            if prim.takes_amount:
+                raise RuleSetError(f"{where}: effect {op!r} needs an amount, e.g. '{op} 1'")
+            amount = 1
         if amount == "all":
             if prim.all_text is None:
                 raise RuleSetError(f"{where}: only discard effects take 'all', not {op!r}")
@@ -403,6 +407,53 @@ class RuleSet:
             if (a.tier, a.suit) in seen:
                 raise RuleSetError(f"two {a.tier} abilities for suit {a.suit.letter}")
             seen.add((a.tier, a.suit))
+
+    def design_warnings(self, players: int | None = None) -> tuple[str, ...]:
+        """Designs that are valid but cannot work as meant (for ``players``, or every player
+        count the rule set allows): each a sentence naming the keys. The engine plays them all
+        the same; ``civlite rules``, ``sim`` and ``tune`` print these before they start."""
+        from .cards import IDS_OF_SUIT, SUITS
+
+        out: list[str] = []
+        counts = range(self.min_players, self.max_players + 1) if players is None else range(players, players + 1)
+        if self.ct_supply is not None and self.ct_supply < self.victory_ct:
+            out.append(f"victory_ct {self.victory_ct} cannot be reached: the supply holds only {self.ct_supply} CT "
+                       "(ct_supply), so every game ends in a draw at the turn limit (R1.3, R8.2)")
+        gains = self.meld_ct > 0 or any(e.op == "gain_ct" for a in self.abilities for e in a.effects)
+        if not gains:
+            best = max((max(self.per_seat("start_ct", n) or (0,)) for n in counts), default=0)
+            out.append(f"victory_ct {self.victory_ct} cannot be reached: no meld (meld_ct 0) or ability (gain_ct) "
+                       f"creates CT and no seat starts with more than {best}, so every game is a draw at the turn "
+                       "limit")
+        deck = sum(len(ids) for ids in IDS_OF_SUIT)
+        big = []
+        for n in counts:
+            bonus = self.per_seat("start_hand_bonus", n) or (0,) * n
+            deal = sum(max(0, self.hand_size + b) for b in bonus)
+            if deal > deck:
+                big.append((n, deal))
+        if big:
+            which = (f"{big[0][0]} players: {big[0][1]}" if len(big) == 1 else
+                     f"{big[0][0]} to {big[-1][0]} players: {big[0][1]} to {big[-1][1]}")
+            out.append(f"hand_size {self.hand_size}: the deal is larger than the deck ({which} cards; the deck holds "
+                       f"{deck}), so the deal stops short (R3.1) and some seats get fewer cards than the rule says")
+        most_dealt = max((self.hand_size + max(self.per_seat("start_hand_bonus", n) or (0,)) for n in counts),
+                         default=self.hand_size)
+        most_drawn = max([self.rise_draw] + [max(self.per_seat("first_rise_draw", n) or (0,)) for n in counts])
+        most_held = max(self.hand_limit, most_dealt) + most_drawn  # the most a hand holds at the Action phase
+        for a in self.abilities:
+            held = len(IDS_OF_SUIT[a.suit])
+            label = f"{a.tier}.{a.suit.letter} ({a.name})"
+            if a.cards > held:
+                out.append(f"{label} costs {a.cards} cards but the deck holds only {held} {SUITS[a.suit].name.title()} "
+                           "cards: it can never be used")
+            elif a.cards > most_held:
+                out.append(f"{label} costs {a.cards} cards but a hand holds at most {most_held} at the Action phase "
+                           f"(hand_limit {self.hand_limit} after the Fall, then the Rise draw): it can never be used")
+            elif a.cards > self.hand_limit:
+                out.append(f"{label} costs {a.cards} cards, more than hand_limit {self.hand_limit}: only a hand that "
+                           "has just drawn above the limit can pay for it")
+        return tuple(out)
 
     def per_seat(self, key: str, players: int) -> tuple[int, ...] | None:
         """A per-seat key (SEAT_KEYS) for ``players`` players, in turn order (the first

@@ -59,6 +59,12 @@ def check_out(out: Path, *, fail: Fail, force: bool = False, resume: bool = Fals
         raise fail(f"{flag} {out}: cannot write there ({e.strerror or e})") from None
 
 
+def warn_design(rules: RuleSet, players: int | None, con: Console, label: str = "") -> None:
+    """Print the rule set's design warnings (``RuleSet.design_warnings``) on ``con``."""
+    for w in rules.design_warnings(players):
+        con.print(f"[bold yellow]warning:[/] {label}{w}", highlight=False, soft_wrap=True)
+
+
 def sim_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,
                 backend: str, ray_address: str | None, out: Path, json_out: bool, fail: Fail,
                 resume: bool = False, force: bool = False) -> None:
@@ -75,6 +81,7 @@ def sim_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSe
         raise fail(f"--backend must be local or ray, got {backend!r}")
     check_out(out, fail=fail, force=force, resume=resume)
     err = Console(stderr=True)
+    warn_design(rules, players, err)
     try:
         res = simulate(cfg, out=out, workers=workers, backend=backend, ray_address=ray_address,
                        progress=sys.stderr.isatty() or not json_out, resume=resume)
@@ -310,6 +317,12 @@ def tune_command(*, space: Path, out: Path, workers: int | None, backend: str, j
         raise fail(str(e)) from None
     check_out(out, fail=fail, force=force)
     con = Console(stderr=True)
+    warn_design(sp.rules, sp.players, con, "the base rules: ")
+    from .tune import variant_warnings
+
+    for params, warnings in variant_warnings(sp):
+        for w in warnings:
+            con.print(f"[bold yellow]warning:[/] the variant {params}: {w}", highlight=False, soft_wrap=True)
     try:
         res = tune(sp, out, workers=workers, backend=backend, log=lambda s: con.print(s, highlight=False))
     except ImportError as e:

@@ -281,6 +281,20 @@ def variant(space: Space, params: dict[str, Any], name: str = "tuned") -> RuleSe
     return RuleSet.from_dict({**rules.to_dict(), "name": name})
 
 
+def variant_warnings(space: Space, most: int = 50) -> list[tuple[str, tuple[str, ...]]]:
+    """The design warnings (``RuleSet.design_warnings``) of the space's variants that the base
+    rules do not already have: ``(changes, warnings)`` for each such variant (grid spaces
+    are checked whole; other spaces at each parameter's values, one at a time)."""
+    base = set(space.rules.design_warnings(space.players))
+    combos = space.grid or [{p.path: v} for p in space.params for v in p.values]
+    out = []
+    for params in combos[:most]:
+        w = tuple(x for x in variant(space, params).design_warnings(space.players) if x not in base)
+        if w:
+            out.append((_show(params), w))
+    return out
+
+
 # -- measuring a variant -------------------------------------------------------------
 @dataclass
 class Tally:
