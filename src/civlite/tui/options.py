@@ -40,6 +40,8 @@ TABLE_KEYS: list[tuple[str, str]] = [
     ("+ / -", "bots move faster / slower"),
     ("s", "save the game now (it is also saved after every move)"),
     ("r / g", "results / a new game (when the game is over)"),
+    ("e (on the results)", "review your game: every decision of yours rated, and your chance of winning as a graph"),
+    ("H", "hint: the best option now and why, searched from what you can see"),
     ("ctrl+p", "the command palette: every command by name"),
     ("? or f1", "this help"),
     ("q", "quit (asks first in the middle of a game; civlite play --continue plays on)"),
@@ -52,6 +54,7 @@ REPLAY_KEYS: list[tuple[str, str]] = [
     ("t", "jump to the next turn"),
     ("w", "watch as the next seat (or as a spectator)"),
     ("v", "the whole discard pile (as at the table)"),
+    ("e", "review the watched seat (seat 0 for a spectator): marks beside each step, the graph"),
     ("? or f1", "this help"),
     ("q", "quit"),
 ]

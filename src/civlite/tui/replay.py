@@ -11,8 +11,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from ..review import GameReview
 from .dialogs import DiscardScreen, HelpScreen
 from .options import REPLAY_KEYS
+from .review import ReviewScreen, mark_text
 from .session import Replay
 from .widgets import (
     CompactLayout,
@@ -36,6 +38,7 @@ class ReplayScreen(CompactLayout, Screen[None]):
         Binding("t", "next_turn", "Next turn"),
         Binding("w", "cycle_view", "Watch as"),
         Binding("v", "discard_pile", "Discard pile"),
+        Binding("e", "review", "Review"),
         Binding("question_mark,f1", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -44,6 +47,8 @@ class ReplayScreen(CompactLayout, Screen[None]):
         super().__init__()
         self.replay = replay
         self.viewer: int | None = None
+        #: the reviews computed so far, by seat (``e``): their marks show beside each step
+        self.reviews: dict[int, GameReview] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -89,9 +94,13 @@ class ReplayScreen(CompactLayout, Screen[None]):
         if view.over:
             end = (f"\nGame over: {names[view.winner]} wins." if view.winner is not None
                    else f"\nGame over: a draw between {', '.join(names[i] for i in view.drawn)}.")
-        self.query_one("#replay-step", Static).update(
-            Text(f"Step {r.step} of {r.last}: {r.action_text()}{end}\n→ next  ← back  t next turn  w watch as",
-                 style="bold"))
+        step = Text(f"Step {r.step} of {r.last}: {r.action_text()}{end}\n→ next  ← back  t next turn  w watch as"
+                    "  e review", style="bold")
+        rated = self._mark(r.step - 1)
+        if rated is not None:
+            step.append("\nReview: ", style="bold")
+            step.append_text(rated)
+        self.query_one("#replay-step", Static).update(step)
         self.query_one(LogPanel).set_lines(r.log_lines(self.viewer))
 
     def action_step(self, delta: int) -> None:
@@ -116,3 +125,30 @@ class ReplayScreen(CompactLayout, Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(REPLAY_KEYS))
+
+    def _mark(self, index: int) -> Text | None:
+        """The review's mark of action ``index`` (the one that led to this step), if reviewed."""
+        for review in self.reviews.values():
+            text = mark_text(review, index)
+            if text is not None:
+                return text
+        return None
+
+    def action_review(self) -> None:
+        """Review the watched seat (seat 0 for a spectator): marks beside each step, the graph;
+        choosing a decision there goes to it."""
+        seat = 0 if self.viewer is None else self.viewer
+        record = self.replay.record
+        if not record.over:
+            self.notify("only a finished game is reviewed", timeout=3)
+            return
+        screen = ReviewScreen(record, seat, self.names(), review=self.reviews.get(seat))
+
+        def back(index: int | None) -> None:
+            if screen.review is not None:
+                self.reviews[seat] = screen.review
+            if index is not None:
+                self.replay.go(index)
+            self.show()
+
+        self.app.push_screen(screen, callback=back)

@@ -18,10 +18,11 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header, Static
 
-from ..engine import IllegalActionError, Pass, StaleDecisionError
+from ..engine import GameRecord, IllegalActionError, Pass, StaleDecisionError
 from .choices import choices_for, meld_possible
 from .dialogs import DiscardScreen, HelpScreen, PassScreen
 from .options import TABLE_KEYS, BotDelayChanged, step_speed
+from .review import show_hint, show_review
 from .session import Session, event_line, loggable, new_autosave_path
 from .widgets import (
     CHOICE_KEYS,
@@ -67,6 +68,7 @@ class TableScreen(CompactLayout, Screen[None]):
         Binding("s", "save", "Save", show=False, priority=True),
         Binding("r", "results", "Results", priority=True),
         Binding("g", "new_game", "New game", priority=True),
+        Binding("H", "hint", "Hint", priority=True),
         Binding("q", "app.quit", "Quit", priority=True),
         *(Binding(k, f"pick({i})", k, show=False, priority=True) for i, k in enumerate(CHOICE_KEYS)),
     ]
@@ -414,6 +416,12 @@ class TableScreen(CompactLayout, Screen[None]):
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(TABLE_KEYS))
 
+    def action_hint(self) -> None:
+        """The best option of the decision at the screen, with a one-line reason (civlite.review)."""
+        seat = self.viewer
+        view = None if seat is None or self.session.is_bot(seat) or self.handing_over else self.session.view(seat)
+        show_hint(self, view, self.names())
+
 
 def results_renderable(session: Session) -> Group:
     """The end of a game: who won and how, the standings by CT, and every hand, now revealed."""
@@ -451,6 +459,7 @@ class ResultsScreen(ModalScreen[None]):
         Binding("escape,r", "close", "Back to the table"),
         Binding("v", "discard_pile", "Discard pile"),
         Binding("g", "new_game", "New game"),
+        Binding("e", "review", "Review my game"),
         Binding("s", "save", "Save"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -476,6 +485,10 @@ class ResultsScreen(ModalScreen[None]):
 
     def action_save(self) -> None:
         self.table.action_save()
+
+    def action_review(self) -> None:
+        s = self.table.session
+        show_review(self, GameRecord.of(s.game), self.table.viewer or 0, s.names)
 
     def action_new_game(self) -> None:
         self.dismiss(None)
