@@ -13,7 +13,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from civlite.engine import CARDS, NUM_ACTIONS, Action, Basic, Card, Game, Pass, RuleSet, Take  # noqa: E402
 from civlite.rl.encoding import obs_size  # noqa: E402
-from civlite.rl.openspiel import CivLiteState, game_of  # noqa: E402
+from civlite.rl.openspiel import CivLiteState, game_of, info_tensor_size  # noqa: E402
 
 _UNUSED_RNG = random.Random(0).getstate()
 
@@ -95,8 +95,8 @@ def test_random_games_keep_invariants(players: int) -> None:
 
 
 def test_pyspiel_random_sim_test() -> None:
-    pyspiel.random_sim_test(_load(2, victory_ct=8), num_sims=3, serialize=True, verbose=False)
-    pyspiel.random_sim_test(_load(3, victory_ct=8), num_sims=2, serialize=False, verbose=False)
+    pyspiel.random_sim_test(_load(2, victory_ct=8, turn_limit=40), num_sims=3, serialize=True, verbose=False)
+    pyspiel.random_sim_test(_load(3, victory_ct=8, turn_limit=40), num_sims=2, serialize=False, verbose=False)
 
 
 def test_deal_is_chance_over_all_cards() -> None:
@@ -217,9 +217,9 @@ def test_strings_tensors_and_hidden_cards() -> None:
         for p in range(3):
             info = s.information_state_string(p)
             obs = s.observation_string(p)
-            assert info.startswith(obs)
+            assert info.startswith(f"seat {p} turn {g.turn} {g.phase} ") and "decision_number" not in obs
             assert len(s.observation_tensor(p)) == obs_size(3)
-            assert len(s.information_state_tensor(p)) == obs_size(3) + 8 + 512 * 22 + 1
+            assert len(s.information_state_tensor(p)) == info_tensor_size(3, RuleSet.default())
             view = g.view(p)
             visible = {c.name for c in view.hand} | {c.name for c in view.discard}
             visible |= {c.name for q in view.players for c in q.known}
@@ -229,7 +229,7 @@ def test_strings_tensors_and_hidden_cards() -> None:
                 for c in g.hands[q]:
                     name = CARDS[c].name
                     if name not in visible:
-                        assert f'"{name}"' not in info
+                        assert f'"{name}"' not in obs and name not in info
         s.apply_action(rng.choice(s.legal_actions()))
 
 

@@ -1,13 +1,15 @@
-"""OpenSpiel game ``python_civlite``: ``import civlite.rl.openspiel`` registers it.
+"""OpenSpiel games ``python_civlite`` and ``python_civlite_2p``: ``import civlite.rl.openspiel`` registers them.
 
 >>> import pyspiel, civlite.rl.openspiel
 >>> game = pyspiel.load_game("python_civlite", {"players": 3})
 
-Parameters: ``players`` (2..8), ``rules`` (path of a rule-set TOML file, ``""`` for
-the default rules) and ``victory_ct`` (``0``: the rule set's own; a convenience for
-short games).
+Parameters: ``players`` (2..8; ``python_civlite_2p`` has exactly 2 and no such
+parameter), ``rules`` (path of a rule-set TOML file, ``""`` for the default rules),
+``victory_ct`` and ``turn_limit`` (``0``: the rule set's own; a convenience for short
+games), ``history`` (``-1``: the whole game, see below), ``chance`` (``"exact"`` or
+``"sampled"``), ``chance_outcomes`` and ``chance_seed`` (the sampled model).
 
-Chance is explicit. Every random event of the rules is a chance node whose
+**Exact chance** (the default). Every random event of the rules is a chance node whose
 outcomes are card ids (``max_chance_outcomes`` = 112), each uniformly likely:
 
 * the deal: one chance node per dealt card (the hands, then the first player's
@@ -20,38 +22,66 @@ outcomes are card ids (``max_chance_outcomes`` = 112), each uniformly likely:
 * each card taken at random by Raid or Conquest: a chance node over the
   victim's hand (R5.5).
 
-How: the state wraps a :class:`civlite.engine.Game` at its last decision. A
-player's action is applied to a copy (``clone_fast``) whose ``chance`` (the
-engine's public :class:`civlite.engine.ChanceSource` hook, which decides every
-draw, random steal and shuffle) reads a *script* of chance outcomes: ``draw`` and
-``pick`` return the position of the scripted card, ``shuffle`` leaves the pile as
-it is (the next draw picks its card anyway). When the script runs out, the copy
-is dropped and the state becomes a chance node over the candidates (the pile or
-the victim's hand); each chance outcome extends the script and replays the action
-from the saved decision. When the action runs to the next decision, that game
-(with ``chance`` back to ``None``) becomes the state.
+**Sampled chance** (``chance="sampled"``), for CFR-family methods: the deal is one
+chance node, and so is each player action that meets chance (every draw, steal and
+shuffle it causes, to the next decision), each with ``chance_outcomes`` (K, default
+4) outcomes ``0 .. K-1`` of probability 1/K. Outcome k resolves that node's chance
+with a random source seeded by ``chance_seed``, the node's history and k, so the
+game is a well-defined tree: an abstraction of the real game whose every chance
+event has K equally likely results. The probability of a history is K to the power
+minus its number of chance nodes (about one per turn), so reach probabilities stay
+far from underflow in short games (``victory_ct``, ``turn_limit``).
 
-Strings and tensors: the observation is the seat's :class:`View` (JSON string;
-tensor :func:`civlite.rl.encoding.encode_view`). The information state has perfect
-recall: its string adds a digest of every event the seat has seen, redacted for
-it; its tensor is the observation tensor, then the seat's dealt hand (counts per
-suit), then one record of 22 numbers per event the seat has seen, redacted for it
-(kind, acting and target seat relative to the viewer, ability, count, amount,
-public cards by suit, the cards it may see by suit; its own actions are among
-these events), oldest first, for the last ``history`` events (a game parameter,
-default 512: heuristic players' games had at most 288 events in 60 games, uniformly
-random players' a median of 487 and up to 918 in 30; the last number counts the
-events that no longer fit, and two histories that differ only there share a
-tensor: raise ``history`` for exact perfect recall in long games). ``resample_from_infostate`` deals a world consistent with the seat's view
-with :func:`civlite.engine.sample_world`, so OpenSpiel's own ``ISMCTSBot`` can
-search it.
+How: the state holds a :class:`civlite.engine.Game` at its last decision. A player's
+action is applied to a copy (``clone_fast``) whose ``chance`` (the engine's public
+:class:`civlite.engine.ChanceSource` hook) reads a *script* of chance outcomes. When
+the script runs out, the copy is dropped and the state becomes a chance node over the
+candidates (the pile or the victim's hand); each outcome extends the script and
+replays the action from the saved decision. An action that meets no chance is applied
+once and keeps its copy.
 
-The 2-player game is declared zero-sum (returns +1/-1, or 0/0 for a draw at the turn
-limit: they always sum to 0); with more players it is general-sum (+1 for the
-winner and -1 for each other seat, 0 for all in a draw).
+**Information states** are at suit level, since cards of one suit are identical in
+play (R1.2) and the actions name suits: histories that differ only in which card of
+a suit was dealt or drawn share an information state. The tensor is the observation
+tensor (:func:`civlite.rl.encoding.encode_game`), then the seat's dealt hand (counts
+per suit, 8), then one record of :data:`EVENT_RECORD` numbers per event the seat has
+seen, redacted for it (kind, acting and target seat relative to the viewer, ability,
+count, amount — for a turn's start: whether it is an extra turn and its number —
+public cards by suit, the cards it may see by suit; its own actions are among these
+events, and since a k-card discard is k steps in suit order, the events fix them),
+oldest first, then the count of events that no longer fit. By default (``history``
+-1) the records hold the whole game: :data:`EVENTS_PER_TURN` per turn up to the turn
+limit, plus one (at most 10 were seen in 3,000 uniformly random games of 2-8 players;
+the rules bound a turn's events at 15). With the default rules and 2 players the tensor
+has ``information_state_tensor_size()`` = 176,136 numbers (see
+:func:`info_tensor_size`); a short variant (``turn_limit``) has a small one. A positive
+``history`` keeps the last ``history`` events instead. The string is the seat, the
+turn, the phase and a digest of exactly the tensor's content, so string and tensor
+partition histories alike (perfect recall: equal strings, equal tensors, and the
+other way round).
+
+The observation is the seat's :class:`View` (JSON string without the decision's
+number; tensor :func:`civlite.rl.encoding.encode_view`).
+
+**Sampled worlds** (``resample_from_infostate(p, sampler)``) are built from what seat p
+knows only: the present is :func:`civlite.engine.sample_world` of p's view (the cards p
+cannot see dealt at random into the other hands and the deck), and the past is the
+events *as p saw them*. In the world every other seat's information state is its view
+of the sampled present, with no dealt hand (zeros: p never saw it) and the history as
+p saw it (their secret cards left out); from the world on, events are the world's own.
+So nothing of the truth beyond p's information state is in the world, for any seat: it
+is a function of p's information state and the sampler alone. OpenSpiel's own
+``ISMCTSBot`` can search it.
+
+The 2-player game is zero-sum (returns +1/-1, or 0/0 for a draw at the turn limit:
+they always sum to 0); with more players it is general-sum (+1 for the winner and -1
+for each other seat, 0 for all in a draw). A registered game type cannot depend on
+the parameters, so ``python_civlite`` (2..8 players) is registered general-sum (a
+loaded 2-player game still reports ZERO_SUM) and ``python_civlite_2p`` is registered
+ZERO_SUM.
 
 One seed, one deal: :class:`SeededChance` ``(seed)`` is a chance sampler
-(``sampler(state) -> outcome``) that plays the chance nodes as
+(``sampler(state) -> outcome``) that plays the exact chance nodes as
 ``Game(players, seed=seed)`` does (the deal, each draw and each random steal, for
 the same player actions), so that ``python_civlite`` with it, ``Game(2, seed=5)``,
 the PettingZoo and Gymnasium ``reset(seed=5)`` and ``civlite demo --seed 5`` deal the
@@ -66,6 +96,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -75,53 +106,66 @@ import pyspiel
 from ..engine import CARDS, NUM_ACTIONS, SUIT_OF, Event, Game, RuleSet, describe_id, sample_world
 from .encoding import encode_game, obs_size
 
-__all__ = ["GAME_TYPE", "GAME_TYPE_2P", "CivLiteGame", "CivLiteState", "SeededChance", "game_of"]
+__all__ = ["EVENTS_PER_TURN", "EVENT_RECORD", "GAME_TYPE", "GAME_TYPE_2P", "CivLiteGame", "CivLiteGame2P",
+           "CivLiteState", "SeededChance", "game_of", "info_tensor_size"]
 
 NUM_CARDS = len(CARDS)
 _DEFAULT_RULES = RuleSet.default()
+#: the parameters and their defaults (``python_civlite_2p`` has all but ``players``)
+DEFAULTS: dict[str, Any] = {"players": 2, "rules": "", "victory_ct": 0, "turn_limit": 0, "history": -1,
+                            "chance": "exact", "chance_outcomes": 4, "chance_seed": 0}
+_DEFAULTS_2P = {k: v for k, v in DEFAULTS.items() if k != "players"}
 
-GAME_TYPE = pyspiel.GameType(
-    short_name="python_civlite",
-    long_name="Civ Lite: Ancients (civlite)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_DEFAULT_RULES.max_players,
-    min_num_players=_DEFAULT_RULES.min_players,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=False,
-    parameter_specification={"players": 2, "rules": "", "victory_ct": 0, "history": 512},
-)
 
-#: the type of a 2-player game: zero-sum (returns +1/-1, or 0/0 for a draw)
-GAME_TYPE_2P = pyspiel.GameType(
-    short_name=GAME_TYPE.short_name,
-    long_name=GAME_TYPE.long_name,
-    dynamics=GAME_TYPE.dynamics,
-    chance_mode=GAME_TYPE.chance_mode,
-    information=GAME_TYPE.information,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=GAME_TYPE.reward_model,
-    max_num_players=GAME_TYPE.max_num_players,
-    min_num_players=GAME_TYPE.min_num_players,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    provides_factored_observation_string=False,
-    parameter_specification=GAME_TYPE.parameter_specification,
-)
+def _game_type(short_name: str, utility: Any, min_players: int, max_players: int,
+               params: dict[str, Any]) -> Any:
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name="Civ Lite: Ancients (civlite)" + (", 2 players" if max_players == 2 else ""),
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max_players,
+        min_num_players=min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=False,
+        parameter_specification=params,
+    )
+
+
+#: the registered type of ``python_civlite`` (2..8 players: general-sum)
+GAME_TYPE = _game_type("python_civlite", pyspiel.GameType.Utility.GENERAL_SUM, _DEFAULT_RULES.min_players,
+                       _DEFAULT_RULES.max_players, DEFAULTS)
+#: the type of a 2-player game, registered as ``python_civlite_2p``: zero-sum (+1/-1, or 0/0 for a draw)
+GAME_TYPE_2P = _game_type("python_civlite_2p", pyspiel.GameType.Utility.ZERO_SUM, 2, 2, _DEFAULTS_2P)
+#: the type a loaded ``python_civlite`` game of 2 players reports
+_LOADED_2P = _game_type("python_civlite", pyspiel.GameType.Utility.ZERO_SUM, _DEFAULT_RULES.min_players,
+                        _DEFAULT_RULES.max_players, DEFAULTS)
 
 #: event kinds, numbered from 1 in the information state tensor (another kind: len + 1)
 EVENT_KINDS = ("activate", "discard", "draw", "draw_game", "extra_turn", "gain_ct", "look", "meld", "pass",
                "reshuffle", "shuffle", "steal_cards", "steal_ct", "take", "turn", "win")
 _KIND_NUM = {k: i + 1 for i, k in enumerate(EVENT_KINDS)}
 EVENT_RECORD = 22
+#: the records a turn may need in the whole-game information state (the rules bound it at 15)
+EVENTS_PER_TURN = 16
+_RECORD = struct.Struct(f"<{EVENT_RECORD}f")
+#: the random source of the copies: never drawn from (every chance outcome goes through ``chance``)
+_UNUSED_RNG = random.Random(0)
+
+
+def info_tensor_size(players: int, rules: RuleSet, history: int = -1) -> int:
+    """The length of ``information_state_tensor`` (``history`` -1: the whole game)."""
+    return obs_size(players) + 8 + _capacity(rules, history) * EVENT_RECORD + 1
+
+
+def _capacity(rules: RuleSet, history: int) -> int:
+    return rules.turn_limit * EVENTS_PER_TURN + 1 if history < 0 else history
 
 
 class NeedChance(Exception):
@@ -162,41 +206,87 @@ class _ScriptedChance:
         pass
 
 
-def _event_key(e: Event, seat: int) -> str:
-    r = e.for_seat(seat)
-    return (f"{r.kind}/{r.player}/{r.target}/{r.ability}/{r.cards}/{r.count}/{r.amount}/{r.secret}/{r.seats}"
-            f"/{r.phase}/{r.turn}/{r.extra}/{r.source}")
+class _Probe:
+    """Sampled chance, first pass: any chance the action meets makes it wait for a chance node."""
+
+    __slots__ = ()
+
+    def draw(self, pile: Sequence[int]) -> int:
+        raise NeedChance(())
+
+    def pick(self, hand: Sequence[int]) -> int:
+        raise NeedChance(())
+
+    def shuffle(self, pile: list[int]) -> None:
+        raise NeedChance(())
+
+
+class _SeededDraws:
+    """Sampled chance, second pass: every draw and steal uniform from a seeded source."""
+
+    __slots__ = ("rng",)
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def draw(self, pile: Sequence[int]) -> int:
+        return self.rng.randrange(len(pile))
+
+    def pick(self, hand: Sequence[int]) -> int:
+        return self.rng.randrange(len(hand))
+
+    def shuffle(self, pile: list[int]) -> None:
+        pass
+
+
+class _Config:
+    """What every state of one game shares."""
+
+    __slots__ = ("capacity", "n", "rules", "sampled", "seed")
+
+    def __init__(self, rules: RuleSet, n: int, capacity: int, sampled: int, seed: int) -> None:
+        self.rules = rules
+        self.n = n
+        self.capacity = capacity
+        self.sampled = sampled  # K outcomes per chance node; 0: exact chance
+        self.seed = seed
 
 
 class _Core:
     """Everything a state holds; copied by hand (never ``deepcopy`` a Game)."""
 
-    __slots__ = ("candidates", "dealt", "digests", "events", "game", "n", "pending", "records", "rules", "script")
+    __slots__ = ("candidates", "cfg", "chains", "dealt", "events", "game", "hands0", "path", "pending",
+                 "records", "script")
 
-    def __init__(self, rules: RuleSet, n: int) -> None:
-        self.rules = rules
-        self.n = n
-        self.dealt: list[int] = []
+    def __init__(self, cfg: _Config) -> None:
+        self.cfg = cfg
+        n = cfg.n
+        self.dealt: list[int] = []  # the deal so far, in chance order (exact chance)
+        self.hands0: list[list[int]] = [[] for _ in range(n)]  # each seat's dealt hand, as this world knows it
         self.game: Game | None = None
         self.pending: int | None = None  # the player action waiting on chance
         self.script: list[int] = []
-        self.candidates: list[int] = list(range(NUM_CARDS))
-        self.digests = [""] * n
-        self.events: list[Event] = []  # every event since the deal (whole truth; redacted when read)
+        self.candidates: list[int] = list(range(cfg.sampled or NUM_CARDS))
+        self.events: list[Event] = []  # every event since the deal (this world's truth; redacted when read)
         self.records: list[list[tuple[float, ...]]] = [[] for _ in range(n)]  # per seat, filled when asked
+        self.chains: list[tuple[int, bytes]] = [(0, b"")] * n  # per seat: records digested, digest
+        self.path = cfg.seed  # a digest of the history (the key of a sampled chance node)
 
     def copy(self) -> _Core:
         c = _Core.__new__(_Core)
-        c.rules = self.rules
-        c.n = self.n
+        c.cfg = self.cfg
         c.dealt = self.dealt[:]
-        c.game = self.game.clone_fast(random.Random(0)) if self.game is not None else None
+        c.hands0 = self.hands0  # never changed in place once dealt
+        c.game = self.game.clone_fast(_UNUSED_RNG) if self.game is not None else None
+        if c.game is not None:
+            c.game.quiet = False
         c.pending = self.pending
         c.script = self.script[:]
         c.candidates = self.candidates[:]
-        c.digests = self.digests[:]
         c.events = self.events[:]
         c.records = [r[:] for r in self.records]
+        c.chains = self.chains[:]
+        c.path = self.path
         return c
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
@@ -208,58 +298,70 @@ class _Core:
     # -- dynamics -----------------------------------------------------------------
     @property
     def deal_size(self) -> int:
-        return min(NUM_CARDS, self.rules.hand_size * self.n + self.rules.rise_draw)
+        r = self.cfg.rules
+        return min(NUM_CARDS, r.hand_size * self.cfg.n + r.rise_draw)
 
     def is_chance(self) -> bool:
         return self.game is None or self.pending is not None
 
-    def apply_chance(self, card: int) -> None:
-        if card not in self.candidates:
-            raise ValueError(f"chance outcome {card} is not possible here")
+    def apply_chance(self, outcome: int) -> None:
+        if outcome not in self.candidates:
+            raise ValueError(f"chance outcome {outcome} is not possible here")
+        self.path = hash((self.path, -1 - outcome))
+        k = self.cfg.sampled
         if self.game is None:
-            self.dealt.append(card)
-            self.candidates.remove(card)
+            if k:
+                rng = random.Random(self.path)
+                self.dealt = rng.sample(range(NUM_CARDS), self.deal_size)
+            else:
+                self.dealt.append(outcome)
+                self.candidates.remove(outcome)
             if len(self.dealt) == self.deal_size:
                 self._start()
             return
-        self.script.append(card)
         assert self.pending is not None
-        self._run(self.pending)
+        if k:
+            self._run(self.pending, _SeededDraws(random.Random(self.path)))
+        else:
+            self.script.append(outcome)
+            self._run(self.pending, _ScriptedChance(self.script))
 
     def apply_player(self, aid: int) -> None:
         assert self.game is not None and self.pending is None
+        self.path = hash((self.path, aid))
         self.pending = aid
         self.script = []
-        self._run(aid)
+        self._run(aid, _Probe() if self.cfg.sampled else _ScriptedChance(self.script))
 
     def _start(self) -> None:
-        r = self.rules
+        r = self.cfg.rules
         hs = r.hand_size
-        hands = [self.dealt[i * hs:(i + 1) * hs] for i in range(self.n)]
-        hands[0] = hands[0] + self.dealt[hs * self.n:]
+        n = self.cfg.n
+        hands = [self.dealt[i * hs:(i + 1) * hs] for i in range(n)]
+        hands[0] = hands[0] + self.dealt[hs * n:]
         deck = sorted(set(range(NUM_CARDS)) - set(self.dealt))
         state = {
             "players": [{"hand": [CARDS[c].name for c in h], "ct": 0} for h in hands],
             "deck": [CARDS[c].name for c in deck],
             "discard": [], "active": 0, "phase": "action", "turn": 1,
         }
-        self.game = Game.from_position(state, r, seed=0)
+        g = Game.from_position(state, r, seed=0)
+        g.rng = _UNUSED_RNG
+        self.game = g
+        self.hands0 = hands
         self.candidates = []
 
-    def _run(self, aid: int) -> None:
+    def _run(self, aid: int, chance: Any) -> None:
         base = self.game
         assert base is not None
-        chance = _ScriptedChance(self.script)
-        g = base.clone_fast(random.Random(0))
+        g = base.clone_fast(_UNUSED_RNG)
         g.quiet = False  # clone_fast copies are quiet: the information state is made of the events
         g.chance = chance
         try:
             events = g.apply_id(aid)
         except NeedChance as need:
-            self.candidates = need.candidates
+            self.candidates = need.candidates or list(range(self.cfg.sampled))
             return
-        if chance.pos != len(self.script):  # pragma: no cover - replays are deterministic
-            raise AssertionError("chance script not consumed")
         g.chance = None
         self.game = g
         self.pending = None
@@ -267,65 +369,136 @@ class _Core:
         self.candidates = []
         if events:
             self.events += events
-            for seat in range(self.n):
-                text = ";".join(_event_key(e, seat) for e in events)
-                self.digests[seat] = hashlib.blake2b(
-                    (self.digests[seat] + "|" + text).encode(), digest_size=12
-                ).hexdigest()
 
     # -- what a seat sees -----------------------------------------------------------
     def dealt_hand(self, seat: int) -> list[int]:
-        """The cards dealt to ``seat`` (with the first Rise's for seat 0), so far."""
-        hs = self.rules.hand_size
-        mine = [c for i, c in enumerate(self.dealt) if i < hs * self.n and i // hs == seat]
+        """The cards dealt to ``seat`` (with the first Rise's for seat 0), as far as this world knows."""
+        if self.game is not None:
+            return self.hands0[seat]
+        hs = self.cfg.rules.hand_size
+        n = self.cfg.n
+        mine = [c for i, c in enumerate(self.dealt) if i < hs * n and i // hs == seat]
         if seat == 0:
-            mine += self.dealt[hs * self.n:]
+            mine += self.dealt[hs * n:]
         return mine
 
-    def view_string(self, seat: int) -> str:
+    def view_json(self, seat: int) -> dict[str, Any]:
         if self.game is None:
-            mine = [CARDS[c].name for c in self.dealt_hand(seat)]
-            return json.dumps({"seat": seat, "dealing": len(self.dealt), "hand": sorted(mine)})
+            mine = [CARDS[c].name for c in self.dealt_hand(seat)] if not self.cfg.sampled else []
+            return {"seat": seat, "dealing": len(self.dealt), "hand": sorted(mine)}
         d = self.game.view(seat).to_json()
+        d.pop("decision_number", None)  # the tensor has no such count: nor has the string
         if self.pending is not None and self.game.to_move == seat:
             d["acting"] = self.pending  # its own action, waiting on chance
-        return json.dumps(d, sort_keys=True, separators=(",", ":"))
+        return d
+
+    def seat_records(self, seat: int, ability_num: dict[str, int]) -> list[tuple[float, ...]]:
+        """The seat's event records, oldest first (each event encoded once per seat, when first asked)."""
+        records = self.records[seat]
+        if len(records) < len(self.events):
+            n = self.cfg.n
+            for e in self.events[len(records):]:
+                records.append(_record(e.for_seat(seat), seat, n, ability_num))
+        return records
+
+    def kept(self, seat: int, ability_num: dict[str, int]) -> tuple[list[tuple[float, ...]], int]:
+        """The records the tensor keeps and the count of those that no longer fit."""
+        records = self.seat_records(seat, ability_num)
+        cap = self.cfg.capacity
+        if len(records) <= cap:
+            return records, 0
+        return records[len(records) - cap:] if cap else [], len(records) - cap
+
+    def history_digest(self, seat: int, ability_num: dict[str, int]) -> str:
+        """A digest of the records the tensor keeps (and the dropped count), kept up to date by chaining."""
+        kept, dropped = self.kept(seat, ability_num)
+        if dropped:  # a window: digest it whole
+            h = hashlib.blake2b(digest_size=16)
+            for r in kept:
+                h.update(_RECORD.pack(*r))
+            return f"{dropped}+{h.hexdigest()}"
+        done, digest = self.chains[seat]
+        if done < len(kept):
+            for r in kept[done:]:
+                digest = hashlib.blake2b(digest + _RECORD.pack(*r), digest_size=16).digest()
+            self.chains[seat] = (len(kept), digest)
+        return f"{len(kept)}:{digest.hex()}"
+
+
+def _record(e: Event, seat: int, n: int, ability_num: dict[str, int]) -> tuple[float, ...]:
+    row = [0.0] * EVENT_RECORD
+    row[0] = _KIND_NUM.get(e.kind, len(EVENT_KINDS) + 1)
+    row[1] = 0.0 if e.player is None else (e.player - seat) % n + 1
+    row[2] = 0.0 if e.target is None else (e.target - seat) % n + 1
+    row[3] = ability_num.get(e.ability, 0) if e.ability else 0
+    if e.kind == "turn":  # whether it is an extra turn, and its number
+        row[4] = float(e.extra)
+        row[5] = e.turn
+    else:  # cards moved (or seen), and CT
+        row[4] = e.count
+        row[5] = e.amount
+    for card in e.cards:
+        row[6 + SUIT_OF[card]] += 1.0
+    for card in e.secret:
+        row[14 + SUIT_OF[card]] += 1.0
+    return tuple(row)
+
+
+def _ability_nums(rules: RuleSet) -> dict[str, int]:
+    return {a.name: (8 if a.tier == "advanced" else 0) + int(a.suit) + 1 for a in rules.abilities}
 
 
 def _rules_from_params(params: dict[str, Any]) -> RuleSet:
     path = str(params.get("rules", "") or "")
     rules = RuleSet.from_toml(path) if path else RuleSet.default()
-    v = int(params.get("victory_ct", 0) or 0)
-    if v:
-        rules = rules.with_changes(victory_ct=v)
-    return rules
+    changes = {k: int(params.get(k, 0) or 0) for k in ("victory_ct", "turn_limit")}
+    for k, v in changes.items():
+        if v < 0:
+            raise ValueError(f"{k} must be 0 (the rule set's own) or more, got {v}")
+    changes = {k: v for k, v in changes.items() if v}
+    return rules.with_changes(**changes) if changes else rules
 
 
 class CivLiteGame(pyspiel.Game):  # type: ignore[misc]
-    """The OpenSpiel game; parameters ``players``, ``rules`` (TOML path), ``victory_ct``, ``history``."""
+    """The OpenSpiel game; parameters as in the module's notes (:data:`DEFAULTS`)."""
+
+    _defaults: dict[str, Any] = DEFAULTS
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        params = dict(params or {})
-        full: dict[str, Any] = {"players": 2, "rules": "", "victory_ct": 0, "history": 512}
-        full.update(params)
+        full = dict(self._defaults)
+        unknown = set(params or {}) - set(full)
+        if unknown:
+            raise ValueError(f"unknown parameters {sorted(unknown)}; known: {sorted(full)}")
+        full.update(params or {})
+        n = int(full.get("players", 2))
         self.history = int(full["history"])
-        if self.history < 0:
-            raise ValueError(f"history must be 0 or more events, got {self.history}")
+        if self.history < -1:
+            raise ValueError(f"history must be -1 (the whole game) or 0 or more events, got {self.history}")
+        mode = str(full["chance"])
+        if mode not in ("exact", "sampled"):
+            raise ValueError(f"chance must be 'exact' or 'sampled', got {mode!r}")
+        k = int(full["chance_outcomes"])
+        if mode == "sampled" and not 1 <= k <= 1000:
+            raise ValueError(f"chance_outcomes must be 1 to 1000, got {k}")
         self.rules = _rules_from_params(full)
-        n = int(full["players"])
         if not self.rules.min_players <= n <= self.rules.max_players:
             raise ValueError(f"{n} players: this rule set plays {self.rules.min_players} to {self.rules.max_players}")
         self.n = n
+        self.cfg = _Config(self.rules, n, _capacity(self.rules, self.history), k if mode == "sampled" else 0,
+                           int(full["chance_seed"]))
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
-            max_chance_outcomes=NUM_CARDS,
+            max_chance_outcomes=k if mode == "sampled" else NUM_CARDS,
             num_players=n,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0 if n == 2 else None,
             max_game_length=self.rules.turn_limit * 64,
         )
-        super().__init__(GAME_TYPE_2P if n == 2 else GAME_TYPE, info, full)
+        super().__init__(self._type(n), info, full)
+
+    def _type(self, n: int) -> Any:
+        return _LOADED_2P if n == 2 else GAME_TYPE
 
     def new_initial_state(self) -> CivLiteState:
         return CivLiteState(self)
@@ -336,28 +509,36 @@ class CivLiteGame(pyspiel.Game):  # type: ignore[misc]
         )
 
 
+class CivLiteGame2P(CivLiteGame):
+    """``python_civlite_2p``: the 2-player game, registered ZERO_SUM (no ``players`` parameter)."""
+
+    _defaults = _DEFAULTS_2P
+
+    def _type(self, n: int) -> Any:
+        return GAME_TYPE_2P
+
+
 class CivLiteState(pyspiel.State):  # type: ignore[misc]
     """One state; ``state.core.game`` is the civlite Game at the last decision (None while dealing)."""
 
     def __init__(self, game: CivLiteGame, core: _Core | None = None) -> None:
         super().__init__(game)
-        self.core = core if core is not None else _Core(game.rules, game.n)
+        self.core = core if core is not None else _Core(game.cfg)
 
     # -- OpenSpiel API ------------------------------------------------------------
     def current_player(self) -> int:
         c = self.core
-        if c.is_chance():
-            return int(pyspiel.PlayerId.CHANCE)
-        assert c.game is not None
-        if c.game.is_over:
-            return int(pyspiel.PlayerId.TERMINAL)
-        seat = c.game.to_move
-        assert seat is not None
+        g = c.game
+        if g is None or c.pending is not None:
+            return -1  # pyspiel.PlayerId.CHANCE
+        seat = g.to_move
+        if seat is None:
+            return -4  # pyspiel.PlayerId.TERMINAL
         return seat
 
     def _legal_actions(self, player: int) -> list[int]:
         g = self.core.game
-        if g is None or g.is_over or g.to_move != player or self.core.pending is not None:
+        if g is None or g.over or g.to_move != player or self.core.pending is not None:
             return []
         return g.legal_ids()
 
@@ -374,30 +555,49 @@ class CivLiteState(pyspiel.State):  # type: ignore[misc]
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
+            if self.core.cfg.sampled:
+                return f"chance: outcome {action}"
             return f"chance: {CARDS[action].name}"
         return describe_id(action)
 
     def is_terminal(self) -> bool:
         g = self.core.game
-        return g is not None and g.is_over
+        return g is not None and g.over
 
     def returns(self) -> list[float]:
         g = self.core.game
         if g is None:
-            return [0.0] * self.core.n
+            return [0.0] * self.core.cfg.n
         return g.returns()
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CivLiteState:
-        """A state drawn uniformly among those ``player_id`` cannot tell from this one."""
+        """A world drawn from what ``player_id`` knows only (see the module's notes).
+
+        Its present is :func:`~civlite.engine.sample_world` of the seat's view; its past is
+        the events as the seat saw them; the other seats' dealt hands are unknown to it."""
         c = self.core
         if c.game is None or c.pending is not None:
             raise ValueError("resample_from_infostate is supported at decision nodes only")
-        if c.game.is_over:
-            return self.clone()  # type: ignore[no-any-return]
+        if not 0 <= player_id < c.cfg.n:
+            raise ValueError(f"no seat {player_id} in a game of {c.cfg.n}")
+        if c.game.over:
+            raise ValueError("the game is over: there is nothing to sample")
         rng = random.Random(int(probability_sampler() * 2**62))
         world = sample_world(c.game.view(player_id), rng)
-        core = c.copy()
+        world.rng = _UNUSED_RNG
+        world.quiet = False
+        core = _Core.__new__(_Core)
+        core.cfg = c.cfg
+        core.dealt = []
+        core.hands0 = [c.hands0[s] if s == player_id else [] for s in range(c.cfg.n)]
         core.game = world
+        core.pending = None
+        core.script = []
+        core.candidates = []
+        core.events = [e.for_seat(player_id) for e in c.events]
+        core.records = [c.records[s][:] if s == player_id else [] for s in range(c.cfg.n)]
+        core.chains = [c.chains[s] if s == player_id else (0, b"") for s in range(c.cfg.n)]
+        core.path = rng.getrandbits(62)  # the world's sampled chance owes nothing to the truth's history
         return CivLiteState(self.get_game(), core)
 
     def __str__(self) -> str:
@@ -415,8 +615,8 @@ class CivLiteObserver:
 
     Without perfect recall: the observation tensor (the seat's view encoding). With it
     (the information state): the view encoding, then the dealt hand by suit (8), then
-    ``history`` event records of :data:`EVENT_RECORD` numbers, then the count of events
-    that no longer fit."""
+    the event records (:data:`EVENT_RECORD` numbers each; the whole game by default),
+    then the count of events that no longer fit."""
 
     def __init__(self, iig_obs_type: Any, game: CivLiteGame, params: Any) -> None:
         if params:
@@ -427,15 +627,15 @@ class CivLiteObserver:
         self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         size = obs_size(n)
-        self.history = game.history if self.perfect_recall else 0
-        total = size + (8 + self.history * EVENT_RECORD + 1 if self.perfect_recall else 0)
+        self.capacity = game.cfg.capacity if self.perfect_recall else 0
+        total = size + (8 + self.capacity * EVENT_RECORD + 1 if self.perfect_recall else 0)
         self.tensor = np.zeros(total, np.float32)
         self.dict = {"observation": self.tensor[:size]}
         if self.perfect_recall:
             self.dict["dealt_hand"] = self.tensor[size:size + 8]
-            self.dict["events"] = self.tensor[size + 8:total - 1].reshape(self.history, EVENT_RECORD)
+            self.dict["events"] = self.tensor[size + 8:total - 1].reshape(self.capacity, EVENT_RECORD)
             self.dict["events_dropped"] = self.tensor[total - 1:]
-        self._ability_num = {a.name: (8 if a.tier == "advanced" else 0) + int(a.suit) + 1 for a in self.rules.abilities}
+        self._ability_num = _ability_nums(self.rules)
 
     def set_from(self, state: CivLiteState, player: int) -> None:
         c = state.core
@@ -448,51 +648,40 @@ class CivLiteObserver:
             hand = self.dict["dealt_hand"]
             for card in c.dealt_hand(player):
                 hand[SUIT_OF[card]] += 1.0
-            records = c.records[player]
-            events = c.events
-            for e in events[len(records):]:  # each event is encoded once per seat, when first asked
-                records.append(self._record(e.for_seat(player), player))
-            keep = records[len(records) - self.history:] if self.history else []
-            if keep:
-                self.dict["events"][:len(keep)] = keep
-            self.dict["events_dropped"][0] = float(len(records) - len(keep))
-
-    def _record(self, e: Event, seat: int) -> tuple[float, ...]:
-        n = self.n
-        row = [0.0] * EVENT_RECORD
-        row[0] = _KIND_NUM.get(e.kind, len(EVENT_KINDS) + 1)
-        row[1] = 0.0 if e.player is None else (e.player - seat) % n + 1
-        row[2] = 0.0 if e.target is None else (e.target - seat) % n + 1
-        row[3] = self._ability_num.get(e.ability, 0) if e.ability else 0
-        # numbers of the event: cards moved (or, for a turn's start, whether it is an extra
-        # turn) and CT (or the turn's number), as in the first version of this record
-        row[4] = e.count or float(e.extra)
-        row[5] = e.amount or e.turn
-        for card in e.cards:
-            row[6 + SUIT_OF[card]] += 1.0
-        for card in e.secret:
-            row[14 + SUIT_OF[card]] += 1.0
-        return tuple(row)
+            kept, dropped = c.kept(player, self._ability_num)
+            if kept:
+                self.dict["events"][:len(kept)] = kept
+            self.dict["events_dropped"][0] = float(dropped)
 
     def string_from(self, state: CivLiteState, player: int) -> str:
         c = state.core
+        g = c.game
         if not self.private:
-            if c.game is None:
+            if g is None:
                 return f"dealing {len(c.dealt)}"
-            return json.dumps(c.game.view(None).to_json(), sort_keys=True, separators=(",", ":"))
-        s = c.view_string(player)
-        if self.perfect_recall:
-            s += "|" + c.digests[player]
-        return s
+            d = g.view(None).to_json()
+            d.pop("decision_number", None)
+            return json.dumps(d, sort_keys=True, separators=(",", ":"))
+        if not self.perfect_recall:
+            return json.dumps(c.view_json(player), sort_keys=True, separators=(",", ":"))
+        # exactly the tensor's content: the observation's bytes, the dealt hand by suit, the records
+        if g is None:
+            return f"seat {player} dealing"
+        obs = hashlib.blake2b(encode_game(g, player).tobytes(), digest_size=12).hexdigest()
+        hand = [0] * 8
+        for card in c.dealt_hand(player):
+            hand[SUIT_OF[card]] += 1
+        return (f"seat {player} turn {g.turn} {g.phase} obs {obs} dealt {''.join(map(str, hand))}"
+                f" events {c.history_digest(player, self._ability_num)}")
 
 
 class SeededChance:
     """A chance sampler giving the outcomes ``Game(players, seed=seed)`` gives: one seed, one deal.
 
-    ``outcome = sampler(state)`` at a chance node of ``python_civlite`` (a state played
-    from ``new_initial_state()`` with this sampler deciding every chance node). It
-    keeps a shadow :class:`~civlite.engine.Game` seeded with ``seed``, applies the
-    state's player actions to it, and answers each chance node with the card the
+    ``outcome = sampler(state)`` at a chance node of ``python_civlite`` with exact chance
+    (a state played from ``new_initial_state()`` with this sampler deciding every chance
+    node). It keeps a shadow :class:`~civlite.engine.Game` seeded with ``seed``, applies
+    the state's player actions to it, and answers each chance node with the card the
     shadow dealt, drew or stole there. See the module's notes for searches (``exact``).
     """
 
@@ -519,6 +708,8 @@ class SeededChance:
     def __call__(self, state: CivLiteState) -> int:
         if not state.is_chance_node():
             raise ValueError("SeededChance: the state is not a chance node")
+        if state.core.cfg.sampled:
+            raise ValueError("SeededChance plays exact chance nodes; this game has chance='sampled'")
         hist = [(int(h.player), int(h.action)) for h in state.full_history()]
         if self._shadow is None or hist[:len(self._seen)] != self._seen:
             self._restart(state.get_game())
@@ -558,3 +749,4 @@ def game_of(state: CivLiteState) -> Game | None:
 
 
 pyspiel.register_game(GAME_TYPE, CivLiteGame)
+pyspiel.register_game(GAME_TYPE_2P, CivLiteGame2P)
