@@ -3,6 +3,7 @@
 // so keyboard focus stays where it was. Everything shown comes from the server's messages.
 import { html, render, api, setMeta, META, Name, clean } from "./ui.js";
 import { TableConn, TableScreen } from "./table.js";
+import { myProfile, ProfilePage, PublicProfile, Leaderboard, restore, resetPages } from "./community.js";
 
 const $app = document.getElementById("app");
 const $status = document.getElementById("status");
@@ -23,7 +24,10 @@ export function rememberSeat(table, token, seat, name) {
 }
 
 // ---------------------------------------------------------------- lobby
-const lobbyState = { n: 2, seats: [], rules: "default", victory: null, clock: "", name: "", error: "", created: null, open: null };
+const lobbyState = {
+  n: 2, seats: [], rules: "default", victory: null, clock: "", name: "", error: "", created: null, open: null, waiting: null,
+  rated: false, playersChat: false, takeError: "", joinName: "",
+};
 
 function seatDefaults(i) { return { kind: i === 0 ? "human" : "bot:medium", name: "" }; }
 /** "Bot: hard (expert, Elo 1100)": a named level, the bot it plays and its ladder rating. */
@@ -42,22 +46,41 @@ function Lobby() {
   const create = async (e) => {
     e.preventDefault();
     L.error = "";
+    const prof = myProfile();
     const body = {
       name: L.name.trim(),
-      seats: seats.map((s) => (s.kind === "human" ? { kind: "human", name: s.name.trim() || null }
-        : { kind: "bot", bot: s.kind.slice(4), name: s.name.trim() || null })),
+      seats: seats.map((s, i) => (s.kind === "human" ? { kind: "human", name: s.name.trim() || null, ...(i === 0 && prof ? { profile: prof.key } : {}) }
+        : s.kind === "open" ? { kind: "open" } : { kind: "bot", bot: s.kind.slice(4), name: s.name.trim() || null })),
       rules: L.rules, victory_ct: +victory || null, clock: L.clock ? +L.clock : null,
+      rated: L.rated, chat: L.playersChat ? "players" : "all",
     };
     try {
       L.created = await api("/api/tables", body);
+      if (L.created.host) localStorage.setItem(`civlite.host.${L.created.id}`, L.created.host);
       refreshOpen();
     } catch (err) { L.error = err.message; }
     draw();
     document.getElementById(L.error ? "cerr" : "created-h")?.focus();
   };
   const mine = mySeats();
+  const prof = myProfile();
+  const take = async (t) => {
+    L.takeError = "";
+    try {
+      const got = await api(`/api/tables/${t.id}/take`, { name: (L.joinName || "").trim() || null, ...(prof ? { profile: prof.key } : {}) });
+      const token = got.invite.split("#k=")[1];
+      rememberSeat(t.id, token, got.seat, t.name);
+      history.pushState({}, "", got.invite);
+      route();
+      return;
+    } catch (err) { L.takeError = err.message; refreshOpen(); }
+    draw();
+    document.getElementById("terr")?.focus();
+  };
   return html`<div class="lobby">
     <h1 class="lobby-h" data-testid="lobby-h">Lobby: start a table, or join one</h1>
+    <p class="lobby-me">${prof ? html`Playing as <a href="/profile" data-nav data-testid="profile-link"><${Name} name=${prof.name} /></a>`
+      : html`<a href="/profile" data-nav data-testid="profile-link">Make a profile</a> (for rated tables)`} · <a href="/leaderboard" data-nav>Leaderboard</a></p>
     <section class="panel" aria-labelledby="new-h" data-testid="create">
       <h2 id="new-h">New table</h2>
       <form onSubmit=${create}>
@@ -83,7 +106,8 @@ function Lobby() {
             <label class="sr-only" for=${`kind-${i}`}>Seat ${i + 1} player</label>
             <select id=${`kind-${i}`} class="kind" data-testid=${`seat-kind-${i}`} value=${s.kind}
               onChange=${(e) => { s.kind = e.target.value; draw(); }}>
-              <option value="human">Human</option>
+              <option value="human">Human (invite link)</option>
+              <option value="open">Open seat (anyone from the lobby)</option>
               ${(META.levels || []).map((l) => html`<option value=${`bot:${l.name}`}>${levelLabel(l)}</option>`)}
               ${META.bots.filter((b) => !(META.levels || []).some((l) => l.name === b))
                 .map((b) => html`<option value=${`bot:${b}`}>Bot: ${b}</option>`)}</select>
@@ -92,6 +116,12 @@ function Lobby() {
               placeholder=${i === 0 ? "your name" : "name (optional)"} onInput=${(e) => { s.name = e.target.value; }} />
           </div>`)}
         </fieldset>
+        <div class="checks">
+          <label><input type="checkbox" id="rated" checked=${L.rated} onChange=${(e) => { L.rated = e.target.checked; draw(); }} />
+            Rated${prof ? "" : " (every player needs a profile)"}</label>
+          <label><input type="checkbox" id="players-chat" checked=${L.playersChat} onChange=${(e) => { L.playersChat = e.target.checked; }} />
+            Chat: players only (spectators talk among themselves)</label>
+        </div>
         <div class="row"><button type="submit" class="primary big" id="create" data-testid="create-table">Create table</button></div>
         <p id="cerr" class="error" role="alert" tabindex="-1" data-testid="create-error">${L.error}</p>
       </form>
@@ -100,10 +130,25 @@ function Lobby() {
     ${mine.length ? html`<section class="panel" aria-labelledby="mine-h" data-testid="my-tables"><h2 id="mine-h">Your seats</h2>
       <ul class="tablelist">${mine.map((x) => html`<li key=${`${x.table}-${x.seat}`}><span><b><${Name} name=${x.name} /></b>
         <span class="muted"> seat ${x.seat + 1}</span></span><a href=${`/t/${x.table}#k=${x.token}`} onClick=${nav}>resume</a></li>`)}</ul></section>` : ""}
-    <section class="panel" aria-labelledby="open-h"><h2 id="open-h">Open tables</h2>
+    <section class="panel" aria-labelledby="seats-h"><h2 id="seats-h">Open seats</h2>
+      ${L.waiting && L.waiting.length ? html`<div class="field"><label for="join-name">Your name at the table</label>
+        <input id="join-name" maxlength="40" placeholder=${prof ? prof.name : "your name"} value=${L.joinName}
+          onInput=${(e) => { L.joinName = e.target.value; }} /></div>` : ""}
+      <ul class="tablelist" data-testid="waiting-tables">${L.waiting === null ? html`<li class="muted">loading…</li>`
+        : L.waiting.length ? L.waiting.map((t) => {
+          const open = t.seats.filter((x) => x.kind === "open").length;
+          return html`<li key=${t.id} data-table=${t.id}><span><b><${Name} name=${t.name} /></b>
+          <span class="muted"> ${open} of ${t.seats.length} seats open${t.rated ? " · rated" : ""} · first to ${t.rules.victory_ct} CT
+            ${t.seats.filter((x) => x.kind !== "open").length ? html` · with ${t.seats.filter((x) => x.kind !== "open").map((x, k) => html`${k ? ", " : ""}<${Name} name=${x.name} />`)}` : ""}
+            ${t.abandoned ? html` · <span class="badge">abandoned</span>` : ""}</span></span>
+          <button type="button" class="primary" data-testid="take-seat" onClick=${() => take(t)}>Take a seat</button></li>`;
+        }) : html`<li class="muted">No table is waiting for players.</li>`}</ul>
+      <p id="terr" class="error" role="alert" tabindex="-1" data-testid="take-error">${L.takeError}</p></section>
+    <section class="panel" aria-labelledby="open-h"><h2 id="open-h">Being played</h2>
       <ul class="tablelist" data-testid="open-tables">${L.open === null ? html`<li class="muted">loading…</li>`
         : L.open.length ? L.open.map((t) => html`<li key=${t.id}><span><b><${Name} name=${t.name} /></b>
-          <span class="muted"> ${t.seats.length} seats · turn ${t.turn} · first to ${t.rules.victory_ct} CT</span></span>
+          <span class="muted"> ${t.seats.length} seats · turn ${t.turn} · first to ${t.rules.victory_ct} CT${t.rated ? " · rated" : ""}</span>
+          ${t.abandoned ? html` <span class="badge" title="nobody has played here for a while">abandoned</span>` : ""}</span>
           <a href=${`/t/${t.id}`} onClick=${nav}>watch</a></li>`) : html`<li class="muted">No table is being played.</li>`}</ul></section>
   </div>`;
 }
@@ -118,20 +163,21 @@ function Created({ t }) {
   };
   return html`<section class="panel" aria-labelledby="created-h" data-testid="created">
     <h2 id="created-h" tabindex="-1">Table “<${Name} name=${t.name} />” is ready</h2>
-    <p class="muted">Send each player their own link: it holds their seat.</p>
+    <p class="muted">Send each player their own link: it holds their seat.${t.host ? " Open seats are listed in the lobby: anyone may take one. The game starts when they are all taken, or when you start it from the table." : ""}</p>
     ${t.seats.map((s) => s.invite ? html`<div class="link" key=${s.seat}>
       <label for=${`invite-${s.seat}`}>Seat ${s.seat + 1}: <${Name} name=${s.name} /></label>
       <div class="row"><input id=${`invite-${s.seat}`} readonly value=${abs(s.invite)} data-testid=${`invite-${s.seat}`} />
         <button type="button" onClick=${(e) => copy(abs(s.invite), e)}>Copy</button>
         <a href=${s.invite} data-testid=${`play-${s.seat}`} onClick=${nav}>play this seat</a></div></div>`
-      : html`<div class="link muted" key=${s.seat}>Seat ${s.seat + 1}: <${Name} name=${s.name} /> (bot)</div>`)}
+      : html`<div class="link muted" key=${s.seat}>Seat ${s.seat + 1}: ${s.kind === "open" ? "open" : html`<${Name} name=${s.name} /> (bot)`}</div>`)}
     <p>Spectators: <a href=${t.spectate} onClick=${nav}>${abs(t.spectate)}</a></p>
   </section>`;
 }
 
 async function refreshOpen() {
   try { lobbyState.open = await api("/api/tables"); } catch (e) { lobbyState.open = []; }
-  if (!current) draw();
+  try { lobbyState.waiting = await api("/api/tables?status=open"); } catch (e) { lobbyState.waiting = []; }
+  if (!current && screen === "lobby") draw();
 }
 
 function nav(e) {
@@ -144,12 +190,19 @@ function nav(e) {
 // ---------------------------------------------------------------- routing and drawing
 let current = null;
 let lobbyTimer = null;
+let screen = "lobby";
+let screenArg = null;
 
 export function draw() {
   if (current) render(html`<${TableScreen} conn=${current} />`, $app);
+  else if (screen === "profile") render(html`<${ProfilePage} redraw=${draw} />`, $app);
+  else if (screen === "player") render(html`<${PublicProfile} id=${screenArg} redraw=${draw} />`, $app);
+  else if (screen === "leaderboard") render(html`<${Leaderboard} redraw=${draw} />`, $app);
   else render(html`<${Lobby} />`, $app);
   if (current) current.afterDraw();
 }
+
+const PAGES = { "/profile": ["profile", "Your profile"], "/restore": ["profile", "Your profile"], "/leaderboard": ["leaderboard", "Leaderboard"] };
 
 export function route() {
   if (current) { current.close(); current = null; }
@@ -157,6 +210,19 @@ export function route() {
   const m = /^\/t\/([\w-]+)/.exec(location.pathname);
   render(null, $app);
   $app.textContent = "";
+  const p = /^\/p\/([\w-]+)/.exec(location.pathname);
+  const known = PAGES[location.pathname];
+  if (!m && (known || p)) {
+    resetPages();
+    [screen, screenArg] = p ? ["player", p[1]] : [known[0], null];
+    document.body.dataset.seat = "";
+    document.title = `Civ Lite: Ancients — ${p ? "player" : known[1].toLowerCase()}`;
+    setStatus(p ? "player" : known[1].toLowerCase());
+    draw();
+    if (location.pathname === "/restore") restore(draw);
+    return;
+  }
+  screen = "lobby";
   if (!m) {
     document.body.dataset.seat = "";
     document.title = "Civ Lite: Ancients — lobby";
@@ -176,6 +242,14 @@ export function route() {
 }
 
 window.addEventListener("popstate", route);
+// links between the pages move without reloading (a modified click opens as usual)
+document.addEventListener("click", (e) => {
+  const a = e.target.closest && e.target.closest("a[data-nav]");
+  if (!a || e.ctrlKey || e.metaKey || e.shiftKey || e.button) return;
+  e.preventDefault();
+  history.pushState({}, "", a.getAttribute("href"));
+  route();
+});
 (async () => {
   try {
     setMeta(await api("/api/meta"));

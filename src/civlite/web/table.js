@@ -20,6 +20,26 @@ const PLAIN_ERRORS = {
 };
 
 export function autoMeldPass() { return localStorage.getItem(AUTO_MELD_PASS) !== "0"; }
+// how the player is told it is their turn: the tab's title always; a sound and a notification
+// (when the tab is hidden) only once turned on in Settings
+const SOUND = "civlite.turnSound";
+const NOTIFY = "civlite.turnNotify";
+const on = (k) => localStorage.getItem(k) === "1";
+let audio = null;
+
+/** A short two-note chime (made on the page: no file to fetch). */
+function chime() {
+  try {
+    audio = audio || new AudioContext();
+    const t = audio.currentTime;
+    [660, 880].forEach((f, i) => {
+      const o = audio.createOscillator(); const g = audio.createGain();
+      o.frequency.value = f; g.gain.setValueAtTime(0.0001, t + i * 0.16);
+      g.gain.exponentialRampToValueAtTime(0.2, t + i * 0.16 + 0.02); g.gain.exponentialRampToValueAtTime(0.0001, t + i * 0.16 + 0.15);
+      o.connect(g).connect(audio.destination); o.start(t + i * 0.16); o.stop(t + i * 0.16 + 0.16);
+    });
+  } catch (e) { /* no sound on this device */ }
+}
 
 const byHand = (a, b) => suitOf(a) - suitOf(b) || a.localeCompare(b);
 
@@ -34,6 +54,8 @@ export class TableConn {
     this.lost = null; this.newDiscard = new Set(); this.live = ""; this.replay = null; this.autoSent = -1;
     this.showDiscard = false;
     this.autoIds = new Set(); // automatic meld passes: another tab of this seat may have passed first
+    this.chat = []; this.chatError = ""; this.chatText = "";
+    try { this.muted = new Set(JSON.parse(localStorage.getItem(`civlite.muted.${id}`) || "[]")); } catch (e) { this.muted = new Set(); }
     this.wantReplay = !!opts.replay;
     this.connect();
     this.tick = setInterval(() => { if (this.clock && !this.state?.over) this.draw(); }, 500);
@@ -123,6 +145,8 @@ export class TableConn {
     const me = () => this.seat;
     switch (m.type) {
       case "welcome": {
+        const wasMine = this.state ? this.mine() : true; // a first welcome tells nothing: the player is looking
+        this.chat = m.chat || [];
         this.seat = m.seat; this.table = m.table; this.state = m.state; this.seq = m.seq;
         this.log = m.log; this.clock = m.clock; this.final = m.final ?? null;
         this.setChoices(m);
@@ -134,6 +158,7 @@ export class TableConn {
           this.notices.push(text);
           this.say(text);
         } else if (this.mine()) this.say(`Your turn: ${this.turnWords()}.`);
+        if (this.mine() && !wasMine) this.tell();
         for (const msg of this.outbox.values()) this.send(msg); // resend what was never acknowledged
         this.busy = this.outbox.size > 0;
         if (this.wantReplay && m.state.over) { this.wantReplay = false; this.openReplay(m.seat); }
@@ -156,6 +181,7 @@ export class TableConn {
           this.focusNext = "#end-h";
         } else if (this.mine() && (!wasMine || oldDn !== this.decision)) {
           this.say(`${this.live ? `${this.live} ` : ""}Your turn: ${this.turnWords()}.`);
+          if (!wasMine) this.tell();
         }
         // a move the clock made for this seat: the server's notice tells its player, once
         break;
@@ -167,6 +193,7 @@ export class TableConn {
       case "error":
         if (m.id) this.outbox.delete(m.id);
         this.busy = this.outbox.size > 0;
+        if (m.code && m.code.startsWith("chat_")) { this.chatError = m.message; break; }
         if (!m.id) this.wantRematch = false; // a refused rematch (its button comes back)
         if (m.code === "stale" && this.autoIds.has(m.id)) return; // an automatic pass made twice: nothing to tell
         if (m.code === "revoked" && (this.reissuing || (ws.helloToken && ws.helloToken !== this.token))) {
@@ -191,6 +218,10 @@ export class TableConn {
       case "notice":
         this.notices.push(m.text);
         this.say(m.text);
+        break;
+      case "chat":
+        this.chat.push(m.line);
+        if (this.chat.length > 200) this.chat.splice(0, this.chat.length - 200);
         break;
       case "rematch":
         if (this.table) this.table.rematch = m.table;
@@ -238,6 +269,34 @@ export class TableConn {
   }
 
   mine() { return !!(this.choices && this.choices.kind && this.seat !== null && !this.state?.over); }
+
+  /** It has just become this seat's turn: a chime and a notification, if the player turned them on. */
+  tell() {
+    if (on(SOUND)) chime();
+    if (on(NOTIFY) && document.hidden && "Notification" in window && Notification.permission === "granted") {
+      try {
+        const n = new Notification("Civ Lite: your turn", { body: `${clean(this.table.name)}: ${this.turnWords()}.`, tag: `civlite-${this.id}` });
+        n.onclick = () => { window.focus(); n.close(); };
+      } catch (e) { /* a browser that shows notifications only from a service worker */ }
+    }
+  }
+
+  sendChat(text) {
+    const t = text.trim();
+    if (!t) return;
+    this.chatError = "";
+    const msg = { v: PROTOCOL, type: "chat", text: t };
+    if (this.seat === null) { // a spectator speaks under its profile's name, if it has one
+      try { msg.name = JSON.parse(localStorage.getItem("civlite.profile") || "null")?.name || null; } catch (e) { msg.name = null; }
+    }
+    this.send(msg);
+  }
+
+  toggleMute(who) {
+    if (this.muted.has(who)) this.muted.delete(who); else this.muted.add(who);
+    localStorage.setItem(`civlite.muted.${this.id}`, JSON.stringify([...this.muted]));
+    this.draw();
+  }
 
   turnWords() {
     const k = this.choices?.kind;
@@ -309,6 +368,7 @@ export function TableScreen({ conn }) {
   }
   if (!conn.state || !conn.table) return html`<p class="loading" role="status">Joining the table…</p>`;
   if (conn.replay) return html`<${ReplayScreen} conn=${conn} />`;
+  if (conn.table.status === "waiting") return html`<${WaitingRoom} conn=${conn} />`;
   const st = conn.state;
   const mine = conn.mine();
   const pend = st.pending;
@@ -326,8 +386,9 @@ export function TableScreen({ conn }) {
         ${conn.notices.map((n, i) => html`<p class="notice" data-testid="notice" key=${i}>${n}</p>`)}
         ${st.over ? html`<${EndScreen} conn=${conn} v=${v} />` : html`<${Board} v=${v} conn=${conn} />`}
       </div>
-      <${Log} v=${v} />
+      <div class="side"><${Log} v=${v} /><${ChatBox} conn=${conn} /></div>
     </div>
+    ${conn.table.status === "closed" ? html`<p class="notice" data-testid="closed">This table was closed: nobody had played here for too long.</p>` : ""}
     ${conn.seat === null ? html`<section class="me spectator" aria-label="Watching">
         <p>You are watching: only public facts are shown. ${pend ? html`<${Waiting} v=${v} />` : ""}</p></section>`
       : html`<${MyArea} conn=${conn} v=${v} mine=${mine} />`}
@@ -358,6 +419,12 @@ function TopBar({ conn, v }) {
       <div class="menu-body"><label><input type="checkbox" id="automeld" checked=${autoMeldPass()} data-testid="auto-meld"
         onChange=${(e) => { localStorage.setItem(AUTO_MELD_PASS, e.target.checked ? "1" : "0"); conn.draw(); }} />
         Pass the meld by itself when no meld is possible</label>
+        <label><input type="checkbox" id="turn-sound" checked=${on(SOUND)} data-testid="turn-sound"
+          onChange=${(e) => { localStorage.setItem(SOUND, e.target.checked ? "1" : "0"); if (e.target.checked) chime(); conn.draw(); }} />
+          A sound when it is my turn</label>
+        <label><input type="checkbox" id="turn-notify" checked=${on(NOTIFY)} data-testid="turn-notify"
+          onChange=${(e) => askNotify(e.target.checked, conn)} />
+          A notification when it is my turn and this tab is hidden</label>
         ${conn.seat !== null && conn.token ? html`<p><button type="button" data-testid="new-invite" onClick=${() => conn.reissue()}>
           New invite link for my seat</button><br /><span class="muted">The old link stops working (if it was shared by mistake).</span></p>` : ""}
         ${conn.newInvite ? html`<p><label>Your new link <input readonly data-testid="new-invite-link" value=${conn.newInvite}
@@ -365,6 +432,80 @@ function TopBar({ conn, v }) {
     <button type="button" data-testid="rules-open" onClick=${() => document.getElementById("rules-dialog")?.showModal()}>Rules</button>
     <a href="/" class="button">Lobby</a>
   </div>`;
+}
+
+/** Turn notifications on (asking the browser's permission) or off. */
+async function askNotify(want, conn) {
+  if (!want) { localStorage.setItem(NOTIFY, "0"); conn.draw(); return; }
+  if (!("Notification" in window)) { conn.say("This browser cannot show notifications."); localStorage.setItem(NOTIFY, "0"); conn.draw(); return; }
+  const got = Notification.permission === "granted" ? "granted" : await Notification.requestPermission();
+  localStorage.setItem(NOTIFY, got === "granted" ? "1" : "0");
+  conn.say(got === "granted" ? "You will be notified when it is your turn and this tab is hidden."
+    : "The browser refused notifications for this site (its settings can allow them).");
+  conn.draw();
+}
+
+/** A table waiting for its players: who sits where, the open seats, the creator's start button, the chat. */
+function WaitingRoom({ conn }) {
+  const t = conn.table;
+  const open = t.seats.filter((s) => s.kind === "open").length;
+  const host = localStorage.getItem(`civlite.host.${conn.id}`);
+  document.title = `Civ Lite — ${clean(t.name)} (waiting for players)`;
+  document.body.dataset.over = "";
+  const start = async () => {
+    conn.error = "";
+    try { await api(`/api/tables/${conn.id}/start`, { token: host, bot: conn.startBot || "medium" }); } catch (e) { conn.error = e.message; }
+    conn.draw();
+  };
+  const levels = (META.levels || []).filter((l) => !t.rated || l.rating !== null);
+  return html`<div class="waitroom" data-testid="waiting-room">
+    <h1 class="tname"><${Name} name=${t.name} /></h1>
+    <section class="panel" aria-labelledby="wr-h"><h2 id="wr-h" tabindex="-1">Waiting for ${open === 1 ? "1 more player" : `${open} more players`}</h2>
+      <p class="muted">The game starts when every seat is taken${host ? ", or when you start it" : ""}. Open seats are listed in the lobby.</p>
+      <ul class="tablelist" data-testid="wr-seats">${t.seats.map((s) => html`<li key=${s.seat}><span>Seat ${s.seat + 1}:
+        ${s.kind === "open" ? html`<i>open</i>` : html`<b><${Name} name=${s.name} you=${s.seat === conn.seat} /></b>
+          <span class="muted"> ${s.kind === "bot" ? `bot · ${s.bot}` : s.connected ? "here" : "away"}</span>`}</span></li>`)}</ul>
+      ${host ? html`<div class="row"><label for="start-bot">Bots for the open seats</label>
+        <select id="start-bot" value=${conn.startBot || "medium"} onChange=${(e) => { conn.startBot = e.target.value; }}>
+          ${levels.map((l) => html`<option value=${l.name}>${l.name}</option>`)}</select>
+        <button type="button" class="primary" data-testid="start-now" onClick=${start}>Start now with bots</button></div>` : ""}
+      ${conn.error ? html`<p class="error" role="alert" data-testid="error">${conn.error}</p>` : ""}
+      <p><a href="/" class="button">Lobby</a></p>
+    </section>
+    <${ChatBox} conn=${conn} />
+    <div class="sr-only" aria-live="polite" role="status" data-testid="live">${conn.live}</div>
+  </div>`;
+}
+
+/** The table's chat: lines as text only (never HTML), names isolated; mute a player on this device. */
+function ChatBox({ conn }) {
+  const seats = conn.table.seats;
+  const shown = conn.chat.filter((l) => !conn.muted.has(l.seat === null ? "spectators" : String(l.seat)));
+  const hidden = conn.chat.length - shown.length;
+  const others = seats.filter((s) => s.kind === "human" && s.seat !== conn.seat);
+  const submit = (e) => {
+    e.preventDefault();
+    const inp = e.currentTarget.querySelector("input");
+    conn.sendChat(inp.value);
+    inp.value = "";
+  };
+  return html`<section class="chat" aria-labelledby="chat-h" data-testid="chat">
+    <h2 id="chat-h">Chat${conn.table.chat === "players" ? html` <span class="muted">(players only: spectators talk among themselves)</span>` : ""}</h2>
+    <ol class="chatlog" data-testid="chat-log" tabindex="0" aria-live="polite" aria-relevant="additions" aria-label="chat messages">${shown.slice(-100).map((l) => html`<li key=${l.n}
+        data-seat=${l.seat === null ? "" : l.seat}><b><${Name} name=${l.name} you=${l.seat !== null && l.seat === conn.seat} /></b>${l.seat === null ? html`<span class="muted"> (watching)</span>` : ""}${": "}<span class="chat-text">${l.text}</span></li>`)}</ol>
+    ${hidden ? html`<p class="muted">${plural(hidden, "line")} from muted players hidden.</p>` : ""}
+    <form class="chatform" onSubmit=${submit}>
+      <label class="sr-only" for="chat-in">Message</label>
+      <input id="chat-in" data-testid="chat-input" maxlength="300" autocomplete="off" placeholder="Say something…" />
+      <button type="submit" data-testid="chat-send">Send</button>
+    </form>
+    ${conn.chatError ? html`<p class="error" role="alert" data-testid="chat-error">${conn.chatError}</p>` : ""}
+    ${others.length || conn.seat !== null ? html`<details class="folded mute"><summary>Mute</summary>
+      ${others.map((s) => html`<label key=${s.seat}><input type="checkbox" data-testid=${`mute-${s.seat}`} checked=${conn.muted.has(String(s.seat))}
+        onChange=${() => conn.toggleMute(String(s.seat))} /> <${Name} name=${s.name} /></label>`)}
+      <label><input type="checkbox" data-testid="mute-spectators" checked=${conn.muted.has("spectators")}
+        onChange=${() => conn.toggleMute("spectators")} /> spectators</label></details>` : ""}
+  </section>`;
 }
 
 function seatBadge(s, v) {
