@@ -10,8 +10,44 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
+
+try:  # Typer 0.2x carries its own copy of click; older ones use click itself
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_errors  # type: ignore[no-redef]
+
+class _OneLineErrors(TyperGroup):
+    """Bad arguments of a command (``--seed abc``, an unknown option) are one-line errors on stderr
+    with exit status 2, like the errors the commands raise themselves, not a framed usage box."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click_errors.NoArgsIsHelpError:
+            raise
+        except click_errors.UsageError as e:
+            raise _fail(_usage_text(e)) from None
+
+
+def _usage_text(e: Any) -> str:
+    """``--seed must be a whole number, got 'abc'`` for a value of the wrong kind, else click's own
+    message; with where to read about the command."""
+    command = e.ctx.command_path if getattr(e, "ctx", None) is not None else "civlite"
+    opts = [o for o in getattr(getattr(e, "param", None), "opts", ()) if o.startswith("-")]
+    cause = e.__cause__
+    errors = getattr(cause, "errors", None)
+    if isinstance(e, click_errors.BadParameter) and opts and callable(errors):
+        first = (errors() or [{}])[0]
+        kind = {"int_parsing": "a whole number", "int_from_float": "a whole number",
+                "float_parsing": "a number", "bool_parsing": "true or false"}.get(str(first.get("type")))
+        if kind is not None:
+            return f"{max(opts, key=len)} must be {kind}, got {first.get('input')!r} (see {command} --help)"
+    return f"{e.format_message()} (see {command} --help)"
+
 
 app = typer.Typer(
+    cls=_OneLineErrors,
     name="civlite",
     help="Civ Lite: Ancients — rules engine, bots, balance lab, online and terminal play.",
     no_args_is_help=True,
@@ -291,11 +327,35 @@ def compare(
     json_out: Annotated[bool, typer.Option("--json", help="print the comparison as JSON")] = False,
     correction: Annotated[str, typer.Option(help="multiple-test correction: holm, fdr_bh (Benjamini-Hochberg) or none")] = "holm",
     edge: Annotated[float, typer.Option(help="power analysis: games needed to detect an edge of this many points")] = 2.0,
+    force: Annotated[bool, typer.Option(help="compare runs of different player counts anyway (the result says so)")] = False,
 ) -> None:
     """Compare two runs side by side; flag the significant differences (corrected for multiple tests)."""
     from .sim import cli as simcli
 
-    simcli.compare_command(run_a, run_b, out, json_out, fail=_fail, correction=correction, edge=edge)
+    simcli.compare_command(run_a, run_b, out, json_out, fail=_fail, correction=correction, edge=edge, force=force)
+
+
+@app.command()
+def balance(
+    skills: Annotated[str, typer.Option(help="comma-separated bot specs or level names, weakest first")] = "heuristic,policy,expert",
+    players: Annotated[int, typer.Option("--players", "-p")] = 2,
+    games: Annotated[int, typer.Option("--games", "-n", help="self-play games per skill level")] = 2000,
+    seed: Annotated[int, typer.Option(help="seed: every level plays the same deals")] = 1,
+    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
+    mixed: Annotated[bool, typer.Option("--mixed/--no-mixed", help="also play each stronger level in one seat against a weaker one in the others")] = True,
+    mixed_games: Annotated[Optional[int], typer.Option(help="games per mixed table (default: --games)")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="worker processes (default: all cores)")] = None,
+    backend: Annotated[str, typer.Option(help="local (multiprocessing) or ray")] = "local",
+    out: Annotated[Path, typer.Option(help="output directory (balance.html/.md/.json, skills.png, one run per table)")] = Path("balance-out"),
+    json_out: Annotated[bool, typer.Option("--json", help="print balance.json on stdout")] = False,
+    force: Annotated[bool, typer.Option(help="overwrite a report already in --out")] = False,
+) -> None:
+    """Fairness at every skill level: seat edge, length and ability use per level, and mixed tables."""
+    from .sim import cli as simcli
+
+    simcli.balance_command(skills=skills, players=players, games=games, seed=seed, rules=load_rules(rules),
+                           workers=workers, backend=backend, mixed=mixed, mixed_games=mixed_games, out=out,
+                           json_out=json_out, fail=_fail, force=force)
 
 
 @app.command()

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from civlite.cli import app
 from civlite.engine import RuleSet
 from civlite.sim import SimConfig, simulate
-from civlite.sim.compare import compare_lines, compare_runs, correct, write_compare
+from civlite.sim.compare import PlayerCountError, compare_lines, compare_runs, correct, write_compare
 from civlite.sim.stats import adjust, binomial_test, diff_ci, games_to_detect, mean_diff_ci, welch, wilson
 
 
@@ -79,3 +79,22 @@ def test_compare_html_has_flags_and_a_chart(tmp_path: Path) -> None:
     assert all("p_adj" in row and "ci95" in row for row in out["rows"])
     bad = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--correction", "x"])
     assert bad.exit_code == 2 and "--correction" in bad.stderr
+
+
+def test_compare_refuses_different_player_counts_unless_forced(tmp_path: Path) -> None:
+    simulate(SimConfig(bots=("heuristic",), players=2, games=4, seed=1), out=tmp_path / "two", workers=1)
+    simulate(SimConfig(bots=("heuristic",), players=3, games=3, seed=1), out=tmp_path / "three", workers=1)
+    with pytest.raises(PlayerCountError, match="A has 2 players and B has 3"):
+        compare_runs(tmp_path / "two", tmp_path / "three")
+    r = CliRunner().invoke(app, ["compare", str(tmp_path / "two"), str(tmp_path / "three")])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "--force" in r.stderr, r.output
+    r = CliRunner().invoke(app, ["compare", str(tmp_path / "two"), str(tmp_path / "three"), "--force",
+                                 "--out", str(tmp_path / "c")])
+    assert r.exit_code == 0, r.output
+    assert "different player counts (A 2, B 3)" in r.stdout
+    forced = compare_runs(tmp_path / "two", tmp_path / "three", force=True)
+    assert forced["warning"] and (forced["a"]["players"], forced["b"]["players"]) == (2, 3)
+    assert "win rate: seat 0 (fair 50% / 33%)" in [row["metric"] for row in forced["rows"]]
+    assert "Warning" in (tmp_path / "c" / "compare.html").read_text()
+    same = compare_runs(tmp_path / "two", tmp_path / "two")
+    assert same["warning"] is None and "win rate: seat 0" in [row["metric"] for row in same["rows"]]

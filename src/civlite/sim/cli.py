@@ -154,7 +154,7 @@ def report_command(run: Path, out: Path | None, *, fail: Fail) -> None:
 
 
 def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, *, fail: Fail,
-                    correction: str = "holm", edge: float = 2.0) -> None:
+                    correction: str = "holm", edge: float = 2.0, force: bool = False) -> None:
     from .compare import CORRECTIONS, ci_text, compare_runs, fmt, write_compare
 
     if correction not in CORRECTIONS:
@@ -168,7 +168,7 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
     if out is not None:
         check_out(out, fail=fail, may_hold=True)
     try:
-        res = compare_runs(run_a, run_b, correction, edge)
+        res = compare_runs(run_a, run_b, correction, edge, force=force)
         if out is not None:
             write_compare(res, out)
     except (ValueError, KeyError) as e:
@@ -179,6 +179,9 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
         sys.stdout.write(json.dumps(res) + "\n")
         return
     con = Console()
+    if res["warning"]:
+        con.print(f"[bold yellow]warning:[/] {res['warning']} (compared with --force)", highlight=False,
+                  soft_wrap=True)
     if res["rules_diff"]:
         con.print("rule-set differences: " + "; ".join(res["rules_diff"]), highlight=False)
     t = Table(title=f"A: {run_a} ({res['a']['games']} games)   B: {run_b} ({res['b']['games']} games)")
@@ -234,6 +237,46 @@ def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int,
         sys.stdout.write(json.dumps(res) + "\n")
     else:
         con.print(f"sweep written to {out}/sweep.html", highlight=False)
+
+
+def balance_command(*, skills: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,
+                    backend: str, mixed: bool, mixed_games: int | None, out: Path, json_out: bool, fail: Fail,
+                    force: bool = False) -> None:
+    """``civlite balance``: self-play at each skill level and the mixed tables; print the tables."""
+    from .balance import balance, tables_md
+    from .simulator import SimConfig
+
+    check_common(players=players, workers=workers, games=games, fail=fail)
+    if mixed_games is not None and mixed_games < 1:
+        raise fail(f"--mixed-games must be at least 1, got {mixed_games}")
+    if backend not in ("local", "ray"):
+        raise fail(f"--backend must be local or ray, got {backend!r}")
+    specs = _specs(skills, fail)
+    if len(set(specs)) != len(specs):
+        raise fail(f"--skills {skills!r}: a level is named twice")
+    try:
+        for spec in specs:
+            SimConfig(bots=(spec,), players=players, games=games, seed=seed, rules=rules)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    check_out(out, fail=fail, force=force)
+    con = Console(stderr=True)
+    warn_design(rules, players, con)
+    try:
+        doc = balance(specs, players, games, seed, rules, out, workers=workers, backend=backend, mixed=mixed,
+                      mixed_games=mixed_games, on_run=lambda s: con.print(f"playing {s}", highlight=False))
+    except KeyboardInterrupt:
+        con.print(f"interrupted: the finished runs are kept in {out}/")
+        raise SystemExit(130) from None
+    except (ValueError, RuntimeError) as e:
+        raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
+    if json_out:
+        sys.stdout.write(json.dumps(doc) + "\n")
+    else:
+        sys.stdout.write(tables_md(doc))
+    con.print(f"written to {out}/balance.html, balance.md, balance.json, skills.png", highlight=False)
 
 
 def ablate_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,

@@ -71,19 +71,40 @@ def _bot_counts(lines: Sequence[dict[str, Any]]) -> tuple[dict[str, int], dict[s
     return inst, wins
 
 
+class PlayerCountError(ValueError):
+    """Two runs with different player counts, compared without ``force``."""
+
+
+def players_note(pa: int, pb: int) -> str:
+    """The label of a comparison across player counts (``force``)."""
+    return (f"the runs have different player counts (A {pa}, B {pb}): the fair share differs "
+            f"({100 / pa:.1f}% against {100 / pb:.1f}%), so win rates and lengths are not like for like")
+
+
 def compare_lines(sa: dict[str, Any], la: Sequence[dict[str, Any]], sb: dict[str, Any],
-                  lb: Sequence[dict[str, Any]], correction: str = "holm", edge: float = 2.0) -> dict[str, Any]:
+                  lb: Sequence[dict[str, Any]], correction: str = "holm", edge: float = 2.0,
+                  force: bool = False) -> dict[str, Any]:
+    """Every metric of run A against run B. Runs with different player counts are refused
+    (:class:`PlayerCountError`) unless ``force``; then the result says so (``warning``) and the
+    seat and bot rows name each run's fair share."""
+    pa, pb = int(sa["players"]), int(sb["players"])
+    if pa != pb and not force:
+        raise PlayerCountError(f"A has {pa} players and B has {pb}: a seat's win rate is not comparable across "
+                               f"player counts (fair share {100 / pa:.1f}% against {100 / pb:.1f}%); compare runs "
+                               "of the same player count, or pass --force to compare them anyway (labelled)")
+    fair_tag = f" (fair {100 / pa:.0f}% / {100 / pb:.0f}%)" if pa != pb else ""
     rows: list[dict[str, Any]] = []
     ia, wa = _bot_counts(la)
     ib, wb = _bot_counts(lb)
     for spec in ia:
         if spec in ib:
-            rows.append(_prop_row(f"win rate: {spec}", wa.get(spec, 0), ia[spec], wb.get(spec, 0), ib[spec]))
-    n = min(int(sa["players"]), int(sb["players"]))
+            rows.append(_prop_row(f"win rate: {spec}{fair_tag}", wa.get(spec, 0), ia[spec], wb.get(spec, 0),
+                                  ib[spec]))
+    n = min(pa, pb)
     da = [ln for ln in la if ln["stats"]["winner"] is not None]
     db = [ln for ln in lb if ln["stats"]["winner"] is not None]
     for s in range(n):
-        rows.append(_prop_row(f"win rate: seat {s}", sum(1 for ln in da if ln["stats"]["winner"] == s), len(da),
+        rows.append(_prop_row(f"win rate: seat {s}{fair_tag}", sum(1 for ln in da if ln["stats"]["winner"] == s), len(da),
                               sum(1 for ln in db if ln["stats"]["winner"] == s), len(db)))
     rows.append(_prop_row("draw rate", len(la) - len(da), len(la), len(lb) - len(db), len(lb)))
     rows.append(_mean_row("turns per game", [ln["stats"]["turns"] for ln in la], [ln["stats"]["turns"] for ln in lb]))
@@ -103,8 +124,9 @@ def compare_lines(sa: dict[str, Any], la: Sequence[dict[str, Any]], sb: dict[str
                                   sum(1 for ln, s in ub if ln["stats"]["winner"] == s), len(ub)))
     correct(rows, correction)
     fair = 1 / n
-    return {"a": {"rules": sa.get("rules", {}).get("name"), "games": len(la), "bots": sa.get("bots")},
-            "b": {"rules": sb.get("rules", {}).get("name"), "games": len(lb), "bots": sb.get("bots")},
+    return {"a": {"rules": sa.get("rules", {}).get("name"), "games": len(la), "bots": sa.get("bots"), "players": pa},
+            "b": {"rules": sb.get("rules", {}).get("name"), "games": len(lb), "bots": sb.get("bots"), "players": pb},
+            "warning": players_note(pa, pb) if pa != pb else None,
             "rules_diff": rules_diff(sa.get("rules", {}), sb.get("rules", {})),
             "correction": correction, "alpha": ALPHA,
             "power": {"edge_points": edge, "power": 0.8,
@@ -127,12 +149,13 @@ def rules_diff(ra: dict[str, Any], rb: dict[str, Any], prefix: str = "") -> list
     return out
 
 
-def compare_runs(run_a: str | Path, run_b: str | Path, correction: str = "holm", edge: float = 2.0) -> dict[str, Any]:
+def compare_runs(run_a: str | Path, run_b: str | Path, correction: str = "holm", edge: float = 2.0,
+                 force: bool = False) -> dict[str, Any]:
     sa, la = load_run(run_a, light=True)
     sb, lb = load_run(run_b, light=True)
     if not la or not lb:
         raise ValueError(f"{run_a if not la else run_b}: no games in games.jsonl")
-    res = compare_lines(sa, la, sb, lb, correction, edge)
+    res = compare_lines(sa, la, sb, lb, correction, edge, force=force)
     res["a"]["dir"] = str(run_a)
     res["b"]["dir"] = str(run_b)
     return res
@@ -198,8 +221,10 @@ def render_html(res: dict[str, Any]) -> str:
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Civ Lite: compare runs</title>
 <style>body {{ font-family: system-ui, sans-serif; max-width: 1000px; margin: 2em auto; }}
 table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: right; }}
-td:first-child {{ text-align: left; }} tr.sig {{ background: #fff3cd; font-weight: bold; }}</style></head><body>
+td:first-child {{ text-align: left; }} tr.sig {{ background: #fff3cd; font-weight: bold; }}
+.warn {{ background: #fdecea; border-left: 4px solid #e45756; padding: 0.5em 1em; }}</style></head><body>
 <h1>A: {e(str(res['a']['rules']))} ({res['a']['games']} games) vs B: {e(str(res['b']['rules']))} ({res['b']['games']} games)</h1>
+{f'<p class="warn"><b>Warning</b>: {e(res["warning"])} (compared with --force).</p>' if res.get("warning") else ""}
 <p>Rule-set differences:</p><ul>{diff}</ul>
 <p>Bots: A {e(' vs '.join(dict.fromkeys(res['a']['bots'] or [])))}; B {e(' vs '.join(dict.fromkeys(res['b']['bots'] or [])))}.</p>
 <p>Highlighted rows differ significantly: {corr} correction for the {len(res['rows'])} tests, corrected p &lt; {ALPHA}

@@ -179,9 +179,13 @@ def paired_mean_diff(xs: Sequence[float], ys: Sequence[float], alpha: float = 0.
     standard error of the paired differences (scipy)."""
     if len(xs) != len(ys):
         raise ValueError(f"paired samples differ in length: {len(xs)} and {len(ys)}")
+    return mean_ci([y - x for x, y in zip(xs, ys, strict=True)], alpha)
+
+
+def mean_ci(xs: Sequence[float], alpha: float = 0.05) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean of ``xs`` with its t interval (scipy); infinite below 2 values."""
     n = len(xs)
-    d = [y - x for x, y in zip(xs, ys, strict=True)]
-    m, sd = mean_sd(d)
+    m, sd = mean_sd(xs)
     if n < 2:
         return m, -math.inf, math.inf
     se = sd / math.sqrt(n)

@@ -1,0 +1,72 @@
+"""civlite balance: fairness at every skill level (self-play per level, mixed tables, a chart),
+and bad arguments of any command as one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from civlite.cli import app
+from civlite.sim.balance import PALETTE16, level_figures, mixed_figures, slug
+
+
+def _run(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(app, list(args))
+
+
+def _line(winner: int | None, turns: int, bots: list[str], acts: list[list[str]]) -> dict[str, object]:
+    return {"bots": bots, "stats": {"winner": winner, "turns": turns, "melds": [], "abilities": acts}}
+
+
+def test_level_and_mixed_figures() -> None:
+    lines = [_line(0, 30, ["a", "a"], [["Growth"], []]), _line(0, 31, ["a", "a"], [[], ["Growth", "Growth"]]),
+             _line(1, 33, ["a", "a"], [[], []]), _line(None, 500, ["a", "a"], [[], []])]
+    f = level_figures(lines, 2, ["Growth", "Raid"])
+    assert (f["games"], f["decided"], f["draws"]) == (4, 3, 1)
+    assert f["seats"][0]["wins"] == 2 and f["edge"]["points"] == pytest.approx(100 * (2 / 3 - 0.5))
+    assert f["length"]["turns_p50"] == 32 and f["length"]["rounds_p50"] == 16
+    assert f["abilities"]["Growth"]["per_game"] == 0.75 and f["abilities"]["Raid"]["per_game"] == 0
+    mixed = [_line(0, 30, ["s", "w", "w"], [[], [], []]), _line(2, 30, ["w", "w", "s"], [[], [], []]),
+             _line(0, 30, ["w", "s", "w"], [[], [], []])]
+    m = mixed_figures(mixed, "s", 3)
+    assert (m["wins"], m["games"]) == (2, 3)
+    assert [(s["games"], s["wins"]) for s in m["by_seat"]] == [(1, 1), (1, 0), (1, 1)]
+    assert slug("ismcts:iterations=200,depth=4") == "ismcts-iterations-200-depth-4" and len(set(PALETTE16)) == 16
+
+
+def test_balance_command_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "bal"
+    r = _run("balance", "--skills", "random,heuristic", "--games", "4", "--workers", "1", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert "## Self-play" in r.stdout and "| random |" in r.stdout and "| heuristic | random ×1 |" in r.stdout
+    doc = json.loads((out / "balance.json").read_text())
+    assert [lv["bot"] for lv in doc["levels"]] == ["random", "heuristic"]
+    assert doc["mixed"][0]["strong"] == "heuristic" and sum(s["games"] for s in doc["mixed"][0]["by_seat"]) == 4
+    for name in ("balance.html", "balance.md", "skills.png", "self-random/summary.json",
+                 "mixed-heuristic-vs-random/games.jsonl"):
+        assert (out / name).exists(), name
+    assert "data:image/png;base64," in (out / "balance.html").read_text()
+    again = _run("balance", "--skills", "random", "--games", "2", "--out", str(out))
+    assert again.exit_code == 2 and "already holds files" in again.stderr
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["balance", "--skills", "heuristic,heuristic"], "a level is named twice"),
+    (["balance", "--skills", "nobot"], "nobot"),
+    (["balance", "--seed", "abc"], "--seed must be a whole number, got 'abc' (see civlite balance --help)"),
+    (["sim", "--seed", "abc"], "--seed must be a whole number, got 'abc' (see civlite sim --help)"),
+    (["sim", "--seed=1.5"], "--seed must be a whole number, got '1.5'"),
+    (["sweep", "--games", "x", "--param", "victory_ct=10"], "--games must be a whole number, got 'x'"),
+    (["compare", "--edge", "much", "a", "b"], "--edge must be a number, got 'much'"),
+    (["sim", "--sed", "3"], "No such option: --sed"),
+    (["report"], "Missing argument"),
+])
+def test_bad_arguments_are_one_line_errors(tmp_path: Path, args: list[str], words: str) -> None:
+    r = _run(*args, "--out", str(tmp_path / "never")) if args[0] != "compare" else _run(*args)
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:") and words in lines[0], r.stderr
+    assert not (tmp_path / "never").exists()
