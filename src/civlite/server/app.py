@@ -16,7 +16,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 
-from . import protocol
+from . import protocol, reviews
 from .botspecs import BOT_LEVELS, OFFERED_LEVELS
 from .guard import Buckets, Counter, Guard, default_hosts, parse_trusted
 from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS
@@ -269,6 +269,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
             return await asyncio.to_thread(protocol.replay, t, seat)
         except ProtocolError as e:
             raise HTTPException(409 if e.code == "not_over" else 422, e.message) from None
+
+    app.include_router(reviews.router)  # game reviews and hints (civlite.review)
 
     @app.get("/healthz")
     async def health() -> dict[str, str]:

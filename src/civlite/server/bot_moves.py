@@ -31,6 +31,15 @@ class BotMoves:
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = None
 
+    def executor(self) -> ProcessPoolExecutor | None:
+        """The worker processes (started on first use), for other search work such as game
+        reviews; None when bots think in threads."""
+        if not self.processes:
+            return None
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
+        return self.pool
+
     async def choose(self, t: Table, seat: int) -> Action:
         """The move of the bot at ``seat``, for the game as it is now."""
         bot = t.bots.get(seat) or bot_for("random", None)[0]
@@ -42,10 +51,8 @@ class BotMoves:
         """A search bot's copy in the worker processes comes back with its random source moved on."""
         if bot.slow and self.processes:
             try:
-                if self.pool is None:
-                    self.pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
                 action, moved = await asyncio.get_running_loop().run_in_executor(
-                    self.pool, decide_and_return, bot, snapshot)
+                    self.executor(), decide_and_return, bot, snapshot)
                 t.bots[seat] = moved
                 return action
             except BrokenProcessPool:  # a worker died (killed, out of memory): this move is thought

@@ -1,0 +1,217 @@
+"""Game reviews and hints on the server.
+
+A finished table's review of one seat (:mod:`civlite.review`) is computed once, in the bot
+worker processes (at most two of its decisions in the pool at a time, so bot moves keep their
+turn), and stored with the table (``reviews``, migration 0007); later asks read it back.
+Anyone may ask for any seat's review once the game is over (the record is public then): a
+player, a spectator. At most :data:`MAX_RUNNING` reviews run at once per server and
+:data:`MAX_WAITING` wait; past that the answer is 429.
+
+A hint is the best option of the decision a seat faces now, from that seat's view: only
+its player may ask (with the seat's token), and only at a practice table (one whose seed
+its creator chose) while the game runs; other tables refuse hints to everyone until the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Mapped, mapped_column
+
+from ..engine import GameRecord
+from ..review import DEFAULT_BUDGET, GameReview, ReviewError, hint, review_record
+from .state import Table
+from .storage import Base, Store
+
+log = logging.getLogger("civlite.server")
+
+#: reviews computed at once by one server, and reviews that may wait for them
+MAX_RUNNING: Final = 1
+MAX_WAITING: Final = 4
+#: search iterations per decision of a server's review, and of a hint
+REVIEW_BUDGET: Final = int(os.environ.get("CIVLITE_REVIEW_BUDGET", DEFAULT_BUDGET))
+HINT_BUDGET: Final = int(os.environ.get("CIVLITE_HINT_BUDGET", 600))
+
+
+class ReviewRow(Base):
+    __tablename__ = "reviews"
+
+    table_id: Mapped[str] = mapped_column(String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    budget: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    data: Mapped[str] = mapped_column(Text)  # the review's JSON (civlite review --json)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ReviewStore:
+    """The stored reviews (blocking: run in a thread)."""
+
+    def __init__(self, store: Store) -> None:
+        self.sessions = store.sessions
+
+    def get(self, table_id: str, seat: int) -> dict[str, Any] | None:
+        with self.sessions() as s:
+            row = s.execute(select(ReviewRow.data).where(ReviewRow.table_id == table_id,
+                                                         ReviewRow.seat == seat)).scalar()
+        return json.loads(row) if row is not None else None
+
+    def put(self, table_id: str, seat: int, review: GameReview) -> None:
+        row = ReviewRow(table_id=table_id, seat=seat, budget=review.budget, seed=review.seed,
+                        data=json.dumps(review.to_json(), separators=(",", ":")), created_at=datetime.now(UTC))
+        try:
+            with self.sessions.begin() as s:
+                s.add(row)
+        except IntegrityError:  # another process stored the same review first: keep that one
+            pass
+
+
+@dataclass
+class _Job:
+    done: int = 0
+    total: int = 0
+    error: str | None = None
+    task: asyncio.Task[None] | None = None
+
+
+def review_seed(table_id: str) -> int:
+    """A table's review seed: fixed per table, so every process computes the same review."""
+    return sum((i + 1) * ord(c) for i, c in enumerate(table_id)) & 0xFFFF
+
+
+class Reviews:
+    """The server's reviews: stored ones read back, new ones computed one at a time."""
+
+    def __init__(self, store: Store, executor: Any) -> None:
+        self.store = ReviewStore(store)
+        #: a callable giving the bot worker pool (or None: threads)
+        self.executor = executor
+        self.jobs: dict[tuple[str, int], _Job] = {}
+        self.running = asyncio.Semaphore(MAX_RUNNING)
+
+    async def status(self, t: Table, seat: int, start: bool) -> dict[str, Any] | None:
+        """The review of ``seat`` at table ``t``: ``{"status": "done", "review": ...}``, or
+        ``{"status": "running", "done": k, "total": n}`` (started now when ``start``), or None."""
+        if not t.game.is_over:
+            raise HTTPException(409, "a game is reviewed once it is over")
+        if not 0 <= seat < t.game.num_players:
+            raise HTTPException(422, f"seat {seat} is out of range: this table has seats 0 to {t.game.num_players - 1}")
+        key = (t.id, seat)
+        job = self.jobs.get(key)
+        if job is not None and job.error is None:
+            return {"status": "running", "done": job.done, "total": job.total}
+        stored = await asyncio.to_thread(self.store.get, t.id, seat)
+        if stored is not None:
+            return {"status": "done", "review": stored}
+        if job is not None and job.error is not None and not start:
+            return {"status": "failed", "error": job.error}
+        if not start:
+            return None
+        if sum(1 for j in self.jobs.values() if j.error is None) >= MAX_RUNNING + MAX_WAITING:
+            raise HTTPException(429, "the server is busy reviewing other games: try again in a minute")
+        job = self.jobs[key] = _Job()
+        job.task = asyncio.create_task(self._run(t, seat, job))
+        return {"status": "running", "done": 0, "total": 0}
+
+    async def _run(self, t: Table, seat: int, job: _Job) -> None:
+        record = GameRecord.of(t.game)
+        try:
+            async with self.running:
+                def progress(done: int, total: int) -> None:
+                    job.done, job.total = done, total
+
+                review = await asyncio.to_thread(review_record, record, seat, REVIEW_BUDGET, review_seed(t.id),
+                                                 None, progress, self.executor())
+                await asyncio.to_thread(self.store.put, t.id, seat, review)
+            self.jobs.pop((t.id, seat), None)
+        except ReviewError as e:
+            job.error = str(e)
+        except Exception as e:  # a broken pool, storage: said to the asker, logged here
+            log.exception("review of table %s seat %d failed", t.id, seat)
+            job.error = f"the review failed ({type(e).__name__}); ask again"
+
+    async def stop(self) -> None:
+        for job in self.jobs.values():
+            if job.task is not None:
+                job.task.cancel()
+
+
+class HintAsk(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: str = Field(min_length=1, max_length=200)
+
+
+def _manager(request: Request) -> Any:
+    return request.app.state.manager
+
+
+def _reviews(request: Request) -> Reviews:
+    m = _manager(request)
+    r: Reviews | None = getattr(request.app.state, "reviews", None)
+    if r is None:
+        r = request.app.state.reviews = Reviews(m.store, m.bots.executor)
+    return r
+
+
+async def _table(request: Request, table_id: str) -> Table:
+    t: Table | None = await _manager(request).get(table_id)
+    if t is None:
+        raise HTTPException(404, f"there is no table {table_id!r}")
+    return t
+
+
+router = APIRouter()
+
+
+@router.post("/api/tables/{table_id}/reviews/{seat}")
+async def start_review(table_id: str, seat: int, request: Request) -> dict[str, Any]:
+    """Start (or read) the review of ``seat``; poll with GET until ``status`` is ``done``."""
+    t = await _table(request, table_id)
+    out = await _reviews(request).status(t, seat, start=True)
+    assert out is not None
+    return out
+
+
+@router.get("/api/tables/{table_id}/reviews/{seat}")
+async def get_review(table_id: str, seat: int, request: Request) -> dict[str, Any]:
+    t = await _table(request, table_id)
+    out = await _reviews(request).status(t, seat, start=False)
+    if out is None:
+        raise HTTPException(404, f"seat {seat} of this table has not been reviewed: POST to start")
+    return out
+
+
+_hints = asyncio.Semaphore(2)
+
+
+@router.post("/api/tables/{table_id}/hint")
+async def ask_hint(table_id: str, body: HintAsk, request: Request) -> dict[str, Any]:
+    """The best option of the decision the token's seat faces now, with a one-line reason.
+    Only at a practice table; only for the seat whose decision it is."""
+    t = await _table(request, table_id)
+    seat = t.seat_of(body.token)
+    if seat is None:
+        raise HTTPException(403, "this seat token is not valid for this table")
+    if t.game.is_over:
+        raise HTTPException(409, "the game is over: there is nothing to hint")
+    if not t.info.seeded:
+        raise HTTPException(403, "hints are given at practice tables only while the game runs")
+    if t.game.to_move != seat:
+        raise HTTPException(409, "a hint is for the seat whose decision it is")
+    view = t.game.view(seat)
+    names = list(t.info.player_names())
+    loop = asyncio.get_running_loop()
+    async with _hints:
+        h = await loop.run_in_executor(_manager(request).bots.executor(), hint, view, HINT_BUDGET,
+                                       view.decision_number, names)
+    return {"hint": h.to_json()}
