@@ -4,6 +4,7 @@
 import {
   html, Name, Card, Cards, Icon, ICONS, META, suitIndex, suitName, suitOf, clean, sentence, sentenceText, plural, list, api,
 } from "./ui.js";
+import { ReviewButton, ReviewPanel, ReplayMark, HintButton } from "./review.js";
 
 const PROTOCOL = 1;
 const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`);
@@ -611,6 +612,7 @@ function MyArea({ conn, v, mine }) {
           onClick=${pick.enabled ? () => { if (pick.can(name)) pick.toggle(name); } : null} /></li>`)}</ul>
     </div>
     <div class="actions" data-testid="decision" data-kind=${mine ? c.kind : ""} data-count=${c?.discard?.count || 0}>
+      ${mine ? html`<${HintButton} conn=${conn} />` : ""}
       ${st.over ? html`<p>The game is over.</p>` : mine ? html`<${Decision} conn=${conn} v=${v} c=${c} />`
         : html`<h2 id="decision-h" tabindex="-1" class="dh">Not your turn</h2><p><${Waiting} v=${v} /></p>`}
       ${conn.error ? html`<p class="error" role="alert" data-testid="error">${conn.error}</p>` : ""}
@@ -780,6 +782,7 @@ function EndScreen({ conn, v }) {
           }}>
           ${conn.wantRematch ? "Rematch on its way…" : conn.table.rematch ? "Go to the rematch" : "Rematch"}</button>` : conn.table.rematch ? html`<a href=${`/t/${conn.table.rematch}`}>Watch the rematch</a>` : ""}
       <button type="button" class="big" data-testid="replay-open" onClick=${() => conn.openReplay(conn.seat)}>Watch the replay</button>
+      <${ReviewButton} conn=${conn} />
       <a href=${`/api/tables/${conn.id}/record`} download=${`civlite-${conn.id}.json`}>Download the record</a>
     </div>
   </section>`;
@@ -819,7 +822,9 @@ function ReplayScreen({ conn }) {
     <div class="middle">
       <div class="centre">
         <ol class="stepevents" data-testid="replay-events">${step.events.map((e, k) => html`<li key=${k} title=${`Rule ${e.rule}`}>${sentence(e.text, v.name, v.me).parts}</li>`)}</ol>
+        <${ReplayMark} conn=${conn} step=${i} nameOf=${v.name} />
         <${Board} v=${v} conn=${null} />
+        <${ReviewPanel} conn=${conn} nameOf=${v.name} go=${(k) => go(k)()} />
       </div>
       <${Log} v=${v} entries=${entries} />
     </div>
