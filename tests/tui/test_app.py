@@ -10,7 +10,15 @@ from textual.widgets import Button, OptionList, SelectionList
 
 from civlite.engine import Card, GameRecord, Meld
 from civlite.tui import CivliteApp, Replay, ReplayApp, SeatSpec, Session
-from civlite.tui.screens import HelpScreen, PassScreen, ReplayScreen, ResultsScreen, SetupScreen, TableScreen
+from civlite.tui.screens import (
+    HelpScreen,
+    PassScreen,
+    ReplayScreen,
+    ResultsScreen,
+    SetupScreen,
+    TableScreen,
+    TurnOverScreen,
+)
 from civlite.tui.widgets import DecisionPanel
 
 from .helpers import FAST, SIZE, action_app, action_state, meld_state, run_async, screen_text, session_at, settle
@@ -77,7 +85,7 @@ async def test_number_keys_and_mouse_answer_the_decision() -> None:
         await pilot.click(OptionList, offset=(4, 0))
         await pilot.pause()
         assert s.game.pending is not None and s.game.pending.kind == "meld"
-        assert "Vision: ann took" in screen_text(app)  # the log names the players
+        assert "Vision: you took" in screen_text(app)  # the log speaks to the player at the screen
         await pilot.press("p")  # pass the meld
         await settle(pilot, s)
         assert s.game.turn == 2 or s.to_move == 0
@@ -173,6 +181,11 @@ async def test_hot_seat_hides_hands_between_humans() -> None:
         assert any(c.name in text for c in s.game.hand(0))
         assert not any(c.name in text for c in s.game.hand(1))
         await pilot.press("p", "p")  # pass action and meld (7 cards: no fall discard)
+        await pilot.pause()
+        assert isinstance(app.screen, TurnOverScreen)  # ann sees her turn's outcome first
+        assert "You: passed" in screen_text(app)
+        assert not any(c.name in screen_text(app) for c in s.game.hand(1))
+        await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PassScreen) and app.screen.seat == 1
         text = screen_text(app)

@@ -96,13 +96,13 @@ def test_one_meaning_per_key_at_the_table_and_in_the_replay() -> None:
     assert shared <= same, shared - same
     assert not set(CHOICE_KEYS) & set(replay)
     # the help lists say the same
-    assert any(k.startswith("1 … 9, e f h") for k, _ in TABLE_KEYS)
+    assert any(k.startswith("1 … 9, f h") for k, _ in TABLE_KEYS)
     assert ("v", "the whole discard pile (as at the table)") in REPLAY_KEYS
 
 
 @run_async
 async def test_letter_keys_answer_options_past_nine() -> None:
-    """A choice list longer than nine: the tenth choice has the key e, shown beside it."""
+    """A choice list longer than nine: the tenth choice has the key f, shown beside it."""
     state = meld_state(["Greeks", "Romans", "Moses", "Sphinx", "Religion", "Spearmen", "Granaries", "Flood"])
     state["phase"] = "action"
     state["players"] += [{"hand": ["Hittites"], "ct": 0}, {"hand": ["Babylonians"], "ct": 0}]
@@ -115,9 +115,9 @@ async def test_letter_keys_answer_options_past_nine() -> None:
         dp = panel(app)
         assert len(dp.choices) > 9
         text = screen_text(app)
-        assert f"e. {dp.choices[9].label}" in text
+        assert f"f. {dp.choices[9].label}" in text
         tenth = dp.choices[9].action
-        await burst(pilot, "e")
+        await burst(pilot, "f")
         assert s.game.actions and s.game.actions[0] == tenth
 
 

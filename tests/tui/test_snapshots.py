@@ -80,6 +80,24 @@ def test_hot_seat_hand_over(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(table(s), terminal_size=size)
 
 
+def hot_seat_raid() -> tuple[Session, str]:
+    """Ann raids Bob, then her meld passes by itself (no meld is possible, R9.1)."""
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("human", "bob")])
+    return s, str([c.key for c in s.choice_list(0)].index("basic:M>1") + 1)
+
+
+def test_hot_seat_turn_over(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The outgoing player sees what its turn did before the hand-off."""
+    s, raid = hot_seat_raid()
+    assert snap_compare(table(s), terminal_size=size, press=["enter", raid])
+
+
+def test_hot_seat_hand_over_after_an_automatic_pass(snap_compare: Any, size: tuple[int, int]) -> None:
+    """The hand-off screen after an automatic meld pass: nothing of the turn, no toast."""
+    s, raid = hot_seat_raid()
+    assert snap_compare(table(s), terminal_size=size, press=["enter", raid, "enter"])
+
+
 def test_help_screen(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(table(session_at(action_state(), ANN_BOT)), terminal_size=size, press=["question_mark"])
 

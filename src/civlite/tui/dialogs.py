@@ -58,7 +58,8 @@ class HelpScreen(ModalScreen[None]):
 class PassScreen(Screen[None]):
     """Hot-seat hand-over: covers the whole table so the next human sees no other hand."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "ready", "I am ready"), Binding("q", "app.quit", "Quit")]
+    # enter only: a space typed in a burst at the card picker must not show the next hand
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "ready", "I am ready"), Binding("q", "app.quit", "Quit")]
 
     def __init__(self, seat: int, name: str, why: str = "") -> None:
         super().__init__()
@@ -80,6 +81,34 @@ class PassScreen(Screen[None]):
         self.action_ready()
 
     def action_ready(self) -> None:
+        self.dismiss(None)
+
+
+class TurnOverScreen(ModalScreen[None]):
+    """Hot-seat: before the hand-off, the player whose turn ends sees what it did (its own
+    view: what it took, what it melded), then hands the screen over."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "close", "Hand over"), Binding("q", "app.quit", "Quit")]
+
+    def __init__(self, name: str, lines: list[str], next_name: str) -> None:
+        super().__init__()
+        self.player_name = name
+        self.lines = lines
+        self.next_name = next_name
+
+    def compose(self) -> ComposeResult:
+        text = Text()
+        for line in self.lines:
+            who, _, rest = line.partition(": ")
+            text.append(who + ": ", style="bold cyan")
+            text.append(rest + "\n")
+        text.append("\nenter", style="bold")
+        text.append(f" hides the table and hands the screen to {self.next_name}.")
+        with Vertical(id="turn-over-box") as box:
+            box.border_title = f"{self.player_name}: your turn is over"
+            yield Static(text, id="turn-over-text")
+
+    def action_close(self) -> None:
         self.dismiss(None)
 
 

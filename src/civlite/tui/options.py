@@ -26,7 +26,7 @@ class BotDelayChanged(Message):
 
 #: the keys of the table, shown by its help screen
 TABLE_KEYS: list[tuple[str, str]] = [
-    ("1 … 9, e f h i j k o u x z", "answer with that choice (the key is shown beside it)"),
+    ("1 … 9, f h i j k o u x z", "answer with that choice (the key is shown beside it)"),
     ("↑ ↓ enter", "move in the choice list and answer"),
     ("p", "pass (action or meld phase)"),
     ("m", "open the meld builder (meld phase)"),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..engine import Action, Basic, Choices, Discard, Event, Game, GameRecord, Meld, RecordError, RuleSet, Take, View
 from .choices import Choice, check_discard, check_meld, check_pay, choices_for, hand_by_suit, meld_possible
+from .recap import event_line
 from .seats import BOT_LEVELS, BOT_PREFIX, HUMAN, SeatError, SeatSpec, bot_error, parse_seats, seat_names
 
 __all__ = [
@@ -79,15 +80,6 @@ def last_unfinished(directory: Path | None = None) -> Path | None:
     return None
 
 
-def event_line(event: Event, seat: int | None, names: Sequence[str] | None = None) -> str:
-    """One log line as ``seat`` may read it; ``None`` is a spectator (public facts only).
-    ``names``: the players' names, used instead of "seat N".
-
-    (``Event.describe`` redacts the event for that reader.)
-    """
-    return event.describe(seat, names=names or None)
-
-
 def loggable(events: Sequence[Event]) -> list[Event]:
     """The events worth a log line: a meld's CT gain is already said by the meld's own line."""
     out: list[Event] = []
@@ -116,6 +108,9 @@ class Session:
     #: seats whose meld decision is passed by itself when no meld is possible (R9.1: a player's
     #: setting, on by default for every human)
     auto_pass_meld: set[int] = field(default_factory=set)
+    #: lines of one seat's own log that are not events (an automatic meld pass, R9.1): (how
+    #: many events came before it, the seat, the line); never shown to another seat
+    notes: list[tuple[int, int, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         from ..bots import make_bot
@@ -180,10 +175,22 @@ class Session:
     def choice_list(self, seat: int | None) -> list[Choice]:
         return choices_for(self.choices(seat), self.names)
 
-    def log_lines(self, seat: int | None) -> list[str]:
-        """The log as ``seat`` may read it (its redacted view of every event)."""
+    def log_lines(self, seat: int | None, *, you: bool = False) -> list[str]:
+        """The log as ``seat`` may read it (its redacted view of every event, and its own
+        notes); with ``you``, in the second person for that seat."""
         names = self.names
-        return [event_line(e, seat, names) for e in loggable(self.events)]
+        mine = [(at, line) for at, s, line in self.notes if s == seat and seat is not None]
+        kept = {id(e) for e in loggable(self.events)}
+        out: list[str] = []
+        for i, e in enumerate(self.events):
+            out += [line for at, line in mine if at == i]
+            if id(e) in kept:
+                out.append(event_line(e, seat, names, you=you))
+        return out + [line for at, line in mine if at >= len(self.events)]
+
+    def note(self, seat: int, line: str) -> None:
+        """A line for ``seat``'s own log only (``"R9.1 ..."``)."""
+        self.notes.append((len(self.events), seat, line))
 
     # -- playing ---------------------------------------------------------------
     def apply(self, action: Action, decision: int | None = None) -> list[Event]:

@@ -18,10 +18,11 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header, Static
 
-from ..engine import GameRecord, IllegalActionError, Pass, StaleDecisionError
+from ..engine import Card, GameRecord, IllegalActionError, Pass, StaleDecisionError
 from .choices import choices_for, meld_possible
-from .dialogs import DiscardScreen, HelpScreen, PassScreen
+from .dialogs import DiscardScreen, HelpScreen, PassScreen, TurnOverScreen
 from .options import TABLE_KEYS, BotDelayChanged, step_speed
+from .recap import recap, since_last_turn
 from .review import show_hint, show_review
 from .session import Session, event_line, loggable, new_autosave_path
 from .widgets import (
@@ -90,9 +91,16 @@ class TableScreen(CompactLayout, Screen[None]):
         self.handing_over = False
         self.results_shown = False
         self._save_error_shown: str | None = None
+        #: each human seat's hand after its last move: what is new or lost since is marked
+        self._hand_seen: dict[int, frozenset[Card]] = {}
+        #: how many events there were when the seat at the screen took it (hot-seat), and whose
+        #: turn it was then
+        self._since = len(session.events)
+        self._since_active = session.game.active
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static(id="last-turn")
         with Horizontal(id="table"):
             with VerticalScroll(id="left"):
                 yield Panel("CT race", id="race")
@@ -109,6 +117,8 @@ class TableScreen(CompactLayout, Screen[None]):
         for note in self.session.notices:
             self.notify(note, severity="warning", timeout=8)
         self.query_one(DecisionPanel).on_answer = self.play
+        for seat in self.session.humans:
+            self._moved(seat)
         self._set_compact()
         self._reset_log()
         self.refresh_table()
@@ -137,10 +147,45 @@ class TableScreen(CompactLayout, Screen[None]):
         self.query_one("#opponents", Panel).update(opponents_renderable(view, names))
         self.query_one("#piles", Panel).update(piles_renderable(view, compact=compact))
         hand = self.query_one("#hand", Panel)
-        hand.border_title = f"Your hand ({len(view.hand)} cards)" if view.seat is not None else "Hand"
-        hand.update(hand_renderable(view))
+        new, lost = self._hand_marks(view.hand)
+        marks = " · +new" * bool(new) + " · −lost" * bool(lost)
+        hand.border_title = f"Your hand: {len(view.hand)}{marks}" if view.seat is not None else "Hand"
+        hand.update(hand_renderable(view, new, lost))
+        self.query_one("#last-turn", Static).update(self._last_turn_text())
         self.query_one("#abilities", Panel).update(abilities_renderable(view, self.session.choices(self.viewer)))
         self._show_decision()
+
+    def _hand_marks(self, hand: tuple[Card, ...] | list[Card]) -> tuple[frozenset[Card], list[Card]]:
+        """The viewing seat's cards come since its last move, and those gone since."""
+        seat = self.viewer
+        if seat is None or self.session.is_bot(seat):
+            return frozenset(), []
+        now = frozenset(hand)
+        seen = self._hand_seen.setdefault(seat, now)
+        return now - seen, sorted(seen - now)
+
+    def _moved(self, seat: int) -> None:
+        """``seat`` has just moved: its hand as it is now is the one later marks compare with."""
+        self._hand_seen[seat] = frozenset(self.session.view(seat).hand)
+
+    def _last_turn_text(self) -> Text:
+        """The strip over the table: what the other seats did since the viewer's last turn
+        (for a spectator: the last turn), as the viewer may know it."""
+        s = self.session
+        lo, hi = since_last_turn(s.events, self.viewer)
+        lines = recap(s.events, self.viewer, s.names, lo, hi)
+        head = "Last turn" if self.viewer is None else "Since your turn"
+        text = Text(no_wrap=False, overflow="ellipsis")
+        text.append(f"{head}: ", style="bold")
+        if not lines:
+            text.append("nothing yet" if s.game.turn <= 1 else "no other turn", style="grey62")
+        for i, line in enumerate(lines):
+            if i:
+                text.append("  ▸ ", style="grey50")
+            name, _, rest = line.partition(": ")
+            text.append(name + ": ", style="bold cyan")
+            text.append(rest)
+        return text
 
     def _show_decision(self) -> None:
         self._update_decision()
@@ -153,7 +198,8 @@ class TableScreen(CompactLayout, Screen[None]):
         names = self.names()
         if view.over:
             if view.winner is not None:
-                text = Text(f"Game over: {names[view.winner]} wins with {seat_ct(view, view.winner)} CT "
+                who = "you win" if view.winner == self.viewer else f"{names[view.winner]} wins"
+                text = Text(f"Game over: {who} with {seat_ct(view, view.winner)} CT "
                             f"on turn {view.turn} (R8.1).", style="bold green")
             else:
                 text = Text(f"Game over: the turn limit is reached, a draw between "
@@ -205,13 +251,34 @@ class TableScreen(CompactLayout, Screen[None]):
         if self._auto_pass_meld(p):
             return
         if self.hot_seat and p != self.viewer:
-            self.handing_over = True
-            self.refresh_table()
-            kind = s.game.pending.kind if s.game.pending else ""
-            why = f"Seat {p} decides: {kind.replace('_', ' ')}." if kind else ""
-            self.app.push_screen(PassScreen(p, s.label(p), why), callback=lambda _: self._handed_over(p))
+            self._hand_over(p)
             return
         self.refresh_table()
+
+    def _hand_over(self, seat: int) -> None:
+        """Hot-seat: the seat at the screen first sees what its turn did (its own view), then a
+        screen that shows nothing of the table covers it until ``seat``'s player is ready.
+        No toast stays up over the hand-off: a notice may speak of the previous hand."""
+        s = self.session
+        self.handing_over = True
+        self.refresh_table()
+        outgoing = self.viewer
+        # the outgoing seat's turn is over when another's has started (not for a discard asked
+        # in the middle of a turn, R5 Setback)
+        starts = [i for i, e in enumerate(s.events) if e.kind == "turn" and i >= self._since]
+        done = (recap(s.events, outgoing, s.names, self._since, starts[-1], active=self._since_active)
+                if outgoing is not None and starts and s.events[starts[-1]].player != outgoing else [])
+
+        def pass_screen(_: object = None) -> None:
+            self.app.clear_notifications()
+            kind = s.game.pending.kind if s.game.pending else ""
+            why = f"Seat {seat} decides: {kind.replace('_', ' ')}." if kind else ""
+            self.app.push_screen(PassScreen(seat, s.label(seat), why), callback=lambda _: self._handed_over(seat))
+
+        if done and outgoing is not None:
+            self.app.push_screen(TurnOverScreen(s.label(outgoing), done, s.label(seat)), callback=pass_screen)
+        else:
+            pass_screen()
 
     def _auto_pass_meld(self, seat: int) -> bool:
         """R9.1: pass ``seat``'s meld decision by itself when its setting is on and no meld is possible."""
@@ -220,9 +287,13 @@ class TableScreen(CompactLayout, Screen[None]):
         if p is None or p.kind != "meld" or seat not in s.auto_pass_meld or meld_possible(s.choices(seat)):
             return False
         events = s.apply(Pass())
+        self._moved(seat)
+        # a line of this seat's own log, never a toast: it would stay up over a hot-seat hand-off
+        line = "R9.1 no meld is possible: your meld phase passed by itself (a turns this off)"
+        s.note(seat, line)
         self._log_events(events)
-        self.notify(f"{s.label(seat)}: no meld is possible, passed by itself (a turns this off)",
-                    timeout=3)
+        if self.viewer == seat:
+            self.query_one(LogPanel).add_line(line)
         self.after_step()
         return True
 
@@ -234,6 +305,8 @@ class TableScreen(CompactLayout, Screen[None]):
 
     def _handed_over(self, seat: int) -> None:
         self.handing_over = False
+        self._since = len(self.session.events)
+        self._since_active = self.session.game.active
         self.set_viewer(seat)
 
     def set_viewer(self, seat: int | None) -> None:
@@ -248,14 +321,14 @@ class TableScreen(CompactLayout, Screen[None]):
         log.clear()
         you = f"You are {self.session.label(self.viewer)} (seat {self.viewer})" if self.viewer is not None else "Watching"
         log.write(Text(f"A game of {g.num_players} seats, rules {g.rules.name!r}. {you}.", style="grey62"))
-        for line in self.session.log_lines(self.viewer):
+        for line in self.session.log_lines(self.viewer, you=True):
             log.add_line(line)
 
     def _log_events(self, events: list[Any]) -> None:
         log = self.query_one(LogPanel)
         names = self.session.names
         for e in loggable(events):
-            log.add_line(event_line(e, self.viewer, names))
+            log.add_line(event_line(e, self.viewer, names, you=True))
 
     @work(exclusive=True, group="bots")
     async def run_bots(self) -> None:
@@ -293,6 +366,7 @@ class TableScreen(CompactLayout, Screen[None]):
         except IllegalActionError as e:
             self.notify(str(e), severity="error", title="Not allowed")
             return False
+        self._moved(p)
         self._log_events(events)
         self.after_step()
         return True

@@ -49,6 +49,18 @@ def cards_text(cards: Sequence[Card], sep: str = ", ", letter: bool = True) -> T
     return out
 
 
+def fit_name(text: str, width: int) -> str:
+    """``text`` in ``width`` cells, cut at a word's end with "…" when it is longer (mid-word
+    only for a single word longer than the room)."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    space = cut.rfind(" ")
+    if space > 3:  # keep the seat mark and number with at least one whole word
+        cut = cut[:space]
+    return cut.rstrip() + "…"
+
+
 def seat_ct(view: View, seat: int) -> int:
     if seat == view.seat:
         return view.ct or 0
@@ -66,17 +78,27 @@ def race_renderable(view: View, names: Sequence[str], width: int = 24, *, compac
     for seat in range(view.num_players):
         ct = seat_ct(view, seat)
         mark = "▶" if view.pending is not None and view.pending.player == seat else " "
-        who = Text(f"{mark}{seat} {names[seat]}"[: 15 if compact else 18], style="bold" if seat == view.seat else "",
-                   overflow="ellipsis")
+        who = Text(fit_name(f"{mark}{seat} {names[seat]}", 17 if compact else 18),
+                   style="bold" if seat == view.seat else "")
         style = "bold green" if view.winner == seat else ("yellow" if seat == view.seat else "blue")
         if compact:
             cards = len(view.hand) if seat == view.seat else view.player(seat).hand_size
-            t.add_row(who, Text(f"{ct}/{target} CT", style=style), Text(f"{cards} cards", style="grey62"))
+            t.add_row(who, Text(f"{ct}/{target}", style=style), Text(f"{cards} cards", style="grey62"))
             continue
         filled = min(width, round(width * ct / target)) if target else width
         bar = Text("█" * filled, style=style) + Text("░" * (width - filled), style="grey35")
         t.add_row(who, Text(f"{ct}/{target} CT"), bar)
-    return t
+    if not compact:
+        return t
+    known = [p for p in view.players if p.known]
+    if not known:
+        return t
+    lines = Text("known: ", style="grey62")
+    for i, p in enumerate(known):
+        lines.append(" · " if i else "")
+        lines.append(f"{names[p.seat]} ", style="grey62")
+        lines.append_text(cards_text(p.known, letter=False))
+    return Group(t, lines)
 
 
 def opponents_renderable(view: View, names: Sequence[str]) -> RenderableType:
@@ -96,9 +118,13 @@ def piles_renderable(view: View, *, compact: bool = False) -> RenderableType:
     line.append(f"Deck {view.deck_size}", style="bold")
     line.append(f"   Discard {len(view.discard)}", style="bold")
     line.append(" (v: all)", style="grey62")
+    if compact:  # the turn, the seat and the phase are in the title, the race and the decision
+        top = Text("top: ", no_wrap=True, overflow="ellipsis")
+        top.append_text(cards_text(list(reversed(view.discard[-3:]))) if view.discard else Text("—"))
+        return Group(line, top)
     if view.discard:
-        line.append("\ntop: " if compact else "   top: ")
-        line.append_text(cards_text(list(reversed(view.discard[-3 if compact else -5:]))))
+        line.append("   top: ")
+        line.append_text(cards_text(list(reversed(view.discard[-5:]))))
     info = Text(f"turn {view.turn} · seat {view.active} · {view.phase} phase", style="grey70")
     if view.extra_turn:
         info.append(" · extra turn (R6.4)", style="yellow")
@@ -107,18 +133,34 @@ def piles_renderable(view: View, *, compact: bool = False) -> RenderableType:
     return Group(line, info)
 
 
-def hand_renderable(view: View) -> RenderableType:
+def hand_renderable(view: View, new: frozenset[Card] = frozenset(), lost: Sequence[Card] = ()) -> RenderableType:
+    """The hand by suit; ``new`` cards (come since the seat's last move) carry a ``+`` and are
+    underlined, ``lost`` ones (gone since then: taken, discarded for another) are listed struck
+    out after a ``−``: marks, not colour alone."""
     if view.seat is None:
         return Text("spectator: no hand is shown", style="grey50")
-    if not view.hand:
+    if not view.hand and not lost:
         return Text("(no cards)", style="grey50")
     t = Table.grid(padding=(0, 1))
     t.add_column(no_wrap=True)
     t.add_column(ratio=1)
     for suit, cards in hand_by_suit(view.hand).items():
-        t.add_row(Text(f"{suit.letter} {suit.title} ×{len(cards)}", style=SUIT_STYLE[suit]),
-                  cards_text(cards, letter=False))
-    return t
+        line = Text()
+        for i, c in enumerate(cards):
+            if i:
+                line.append(", ")
+            if c in new:
+                line.append("+" + c.name, style=f"{SUIT_STYLE[c.suit]} underline")
+            else:
+                line.append(c.name, style=SUIT_STYLE[c.suit])
+        t.add_row(Text(f"{suit.letter} {suit.title} ×{len(cards)}", style=SUIT_STYLE[suit]), line)
+    if not lost:
+        return t
+    gone = Text("lost: ", style="bold")
+    for i, c in enumerate(sorted(lost)):
+        gone.append(", " if i else "")
+        gone.append("−" + c.name, style="strike grey62")
+    return Group(t, gone)
 
 
 def abilities_renderable(view: View, choices: Choices | None = None) -> RenderableType:
@@ -211,7 +253,7 @@ class CardPicker(SelectionList[str]):
 
 #: the keys that answer choices 1, 2, ...: digits, then letters no key of the table or the
 #: replay means anything else by
-CHOICE_KEYS = "123456789efhijkouxz"
+CHOICE_KEYS = "123456789fhijkouxz"
 
 
 class DecisionPanel(Vertical):
