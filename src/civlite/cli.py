@@ -246,6 +246,24 @@ def review(
 
 
 @app.command()
+def tutorial(
+    delay: Annotated[float, typer.Option(help="seconds the tutor bot waits before it moves")] = 0.6,
+) -> None:
+    """A first game that teaches: a fixed practice deal against the easy bot, each phase, ability
+    and the meld explained as you meet them."""
+    try:
+        from .tui.tutorial import TutorialApp
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise _fail(f"the terminal app needs the tui extra: pip install 'civlite[tui]' ({e})") from None
+    if delay < 0:
+        raise _fail(f"--delay must be 0 or more seconds, got {delay:g}")
+    tui = TutorialApp(delay=delay)
+    tui.run()
+    if tui.return_code:
+        raise typer.Exit(tui.return_code)
+
+
+@app.command()
 def serve(
     host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
@@ -342,7 +360,7 @@ def balance(
     games: Annotated[int, typer.Option("--games", "-n", help="self-play games per skill level")] = 2000,
     seed: Annotated[int, typer.Option(help="seed: every level plays the same deals")] = 1,
     rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
-    mixed: Annotated[bool, typer.Option("--mixed/--no-mixed", help="also play each stronger level in one seat against a weaker one in the others")] = True,
+    mixed: Annotated[bool, typer.Option("--mixed/--no-mixed", help="also play each later level in one seat against an earlier one in the others")] = True,
     mixed_games: Annotated[Optional[int], typer.Option(help="games per mixed table (default: --games)")] = None,
     workers: Annotated[Optional[int], typer.Option(help="worker processes (default: all cores)")] = None,
     backend: Annotated[str, typer.Option(help="local (multiprocessing) or ray")] = "local",
