@@ -77,3 +77,21 @@ def test_a_spectator_reviews_any_seat_once_the_game_is_over_under_the_csp(browse
         assert page.evaluate("window.__csp") == [] and errors == [], (page.evaluate("window.__csp"), errors)
     finally:
         srv.stop()
+
+
+def test_the_tutorial_from_the_lobby_with_the_coach(browser: Any, tmp_path: Any) -> None:
+    srv = ServerProc(f"sqlite:///{tmp_path / 't.db'}", bot_delay=0.02).start()
+    try:
+        page = browser.new_context(viewport=DESKTOP, bypass_csp=True).new_page()
+        errors = watch(page)
+        page.goto(srv.url + "/")
+        page.click("[data-testid=tutorial-start]")
+        page.wait_for_selector("[data-testid=decision][data-kind=action]")
+        page.wait_for_selector("[data-testid=coach] li[data-note=rise]")
+        notes = page.locator("[data-testid=coach] li").all_text_contents()
+        assert any(n.startswith("Action") for n in notes) and any(n.startswith("You can use") for n in notes)
+        assert "practice table" in (page.locator("[data-testid=practice]").text_content() or "")
+        found = audit(page, "tutorial")
+        assert found == [] and errors == [], (found, errors)
+    finally:
+        srv.stop()

@@ -70,3 +70,22 @@ def test_hints_at_practice_tables_only_for_the_seat_to_decide(db_url: str) -> No
         ranked = create(c).json()
         refused = c.post(f"/api/tables/{ranked['id']}/hint", json={"token": token(ranked, 0)})
         assert refused.status_code == 403 and "practice tables only" in refused.text
+
+
+def test_the_tutorial_table_and_its_coach(db_url: str) -> None:
+    from civlite.review.tutorial import SEED
+
+    with client(db_url) as c:
+        made = c.post("/api/tutorial")
+        assert made.status_code == 201, made.text
+        t = made.json()
+        assert t["name"] == "Tutorial" and t["practice"] and t["seed"] == SEED
+        tok = token(t, 0)
+        first = c.post(f"/api/tables/{t['id']}/coach", json={"token": tok}).json()["notes"]
+        keys = [n["key"] for n in first]
+        if c.app.state.manager.tables[t["id"]].game.to_move == 0:  # type: ignore[attr-defined]
+            assert keys[:2] == ["rise", "action"]
+        assert c.post(f"/api/tables/{t['id']}/coach", json={"token": tok}).json()["notes"] == []  # once each
+        other = create(c).json()
+        refused = c.post(f"/api/tables/{other['id']}/coach", json={"token": token(other, 0)})
+        assert refused.status_code == 403 and "tutorial tables only" in refused.text

@@ -160,6 +160,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
                                              f"{per_min:g} tables or new links a minute): try again in {wait:.0f} s"),
                             status_code=429, headers={"Retry-After": str(max(1, round(wait)))})
 
+    app.state.limited = limited  # for the routes of other modules (the tutorial's table)
+
     @app.post("/api/tables", status_code=201)
     async def create(spec: CreateTable, request: Request) -> Any:
         refused = limited(request, "tables created")

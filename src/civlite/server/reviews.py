@@ -7,6 +7,9 @@ Anyone may ask for any seat's review once the game is over (the record is public
 player, a spectator. At most :data:`MAX_RUNNING` reviews run at once per server and
 :data:`MAX_WAITING` wait; past that the answer is 429.
 
+The tutorial (``POST /api/tutorial``) is a practice table on the tutorial's fixed deal against
+the easy bot; its seat asks the coach (``POST /api/tables/{id}/coach``) for the notes due now.
+
 A hint is the best option of the decision a seat faces now, from that seat's view: only
 its player may ask (with the seat's token), and only at a practice table (one whose seed
 its creator chose) while the game runs; other tables refuse hints to everyone until the end.
@@ -30,6 +33,9 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from ..engine import GameRecord
 from ..review import DEFAULT_BUDGET, GameReview, ReviewError, hint, review_record
+from ..review.tutorial import PLAYERS, SEED, TUTOR_BOT, VICTORY_CT, Coach
+from . import protocol
+from .protocol import CreateTable, SeatSpec
 from .state import Table
 from .storage import Base, Store
 
@@ -215,3 +221,42 @@ async def ask_hint(table_id: str, body: HintAsk, request: Request) -> dict[str, 
         h = await loop.run_in_executor(_manager(request).bots.executor(), hint, view, HINT_BUDGET,
                                        view.decision_number, names)
     return {"hint": h.to_json()}
+
+
+#: the tutorial table's name: with its seed and the practice mark, what makes a table a tutorial
+TUTORIAL_NAME: Final = "Tutorial"
+_coaches: dict[tuple[str, int], Coach] = {}
+
+
+def is_tutorial(t: Table) -> bool:
+    return t.info.seeded and t.info.seed == SEED and t.info.name == TUTORIAL_NAME
+
+
+@router.post("/api/tutorial", status_code=201)
+async def new_tutorial(request: Request) -> Any:
+    """A new tutorial table: you against the tutor (the easy bot), the fixed deal, to 12 CT
+    (counted with the tables an address may make a minute)."""
+    limited = getattr(request.app.state, "limited", None)
+    refused = limited(request, "tables created") if limited is not None else None
+    if refused is not None:
+        return refused
+    spec = CreateTable(name=TUTORIAL_NAME, seats=[SeatSpec(kind="human", name=PLAYERS[0]),
+                                                  SeatSpec(kind="bot", bot=TUTOR_BOT, name=PLAYERS[1])],
+                       victory_ct=VICTORY_CT, practice=True, seed=SEED)
+    info, tokens, host = await _manager(request).create(spec)
+    return protocol.table_created(info, tokens, host)
+
+
+@router.post("/api/tables/{table_id}/coach")
+async def coach_notes(table_id: str, body: HintAsk, request: Request) -> dict[str, Any]:
+    """The tutorial coach's notes due now for the token's seat (each note once)."""
+    t = await _table(request, table_id)
+    seat = t.seat_of(body.token)
+    if seat is None:
+        raise HTTPException(403, "this seat token is not valid for this table")
+    if not is_tutorial(t):
+        raise HTTPException(403, "the coach speaks at tutorial tables only")
+    if len(_coaches) > 10_000:  # bounded: the oldest tutorials forget what they said
+        _coaches.pop(next(iter(_coaches)))
+    coach = _coaches.setdefault((t.id, seat), Coach(seat=seat))
+    return {"notes": [n.to_json() for n in coach.notes(t.game)]}

@@ -3,6 +3,7 @@
 // so keyboard focus stays where it was. Everything shown comes from the server's messages.
 import { html, render, api, setMeta, META, Name, clean } from "./ui.js";
 import { TableConn, TableScreen } from "./table.js";
+import { TutorialEntry } from "./review.js";
 import { myProfile, ProfilePage, PublicProfile, Leaderboard, restore, resetPages } from "./community.js";
 
 const $app = document.getElementById("app");
@@ -81,6 +82,7 @@ function Lobby() {
     <h1 class="lobby-h" data-testid="lobby-h">Lobby: start a table, or join one</h1>
     <p class="lobby-me">${prof ? html`Playing as <a href="/profile" data-nav data-testid="profile-link"><${Name} name=${prof.name} /></a>`
       : html`<a href="/profile" data-nav data-testid="profile-link">Make a profile</a> (for rated tables)`} · <a href="/leaderboard" data-nav>Leaderboard</a></p>
+    <${TutorialEntry} rememberSeat=${rememberSeat} route=${route} />
     <section class="panel" aria-labelledby="new-h" data-testid="create">
       <h2 id="new-h">New table</h2>
       <form onSubmit=${create}>

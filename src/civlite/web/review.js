@@ -161,6 +161,7 @@ export function ReviewPanel({ conn, nameOf, go }) {
  *  hints elsewhere while the game runs). */
 export function HintButton({ conn }) {
   if (!conn.table?.practice || !conn.token || conn.state?.over) return "";
+  const coach = html`<${CoachNotes} conn=${conn} />`;
   const h = conn.hint && conn.hint.decision === conn.decision ? conn.hint : null;
   const ask = async () => {
     conn.hint = { decision: conn.decision, busy: true };
@@ -171,8 +172,46 @@ export function HintButton({ conn }) {
     } catch (e) { conn.hint = { decision: conn.decision, error: e.message }; }
     conn.draw();
   };
-  return html`<div class="hint" data-testid="hint">
+  return html`${coach}<div class="hint" data-testid="hint">
     <button type="button" onClick=${ask} disabled=${h?.busy} aria-busy=${h?.busy ? "true" : "false"}>${h?.busy ? "Thinking…" : "Hint"}</button>
     ${h?.text ? html`<p role="status" data-testid="hint-text">${h.text}</p>` : ""}
     ${h?.error ? html`<p class="error" role="alert">${h.error}</p>` : ""}</div>`;
+}
+
+/** The lobby's way in for a new player: a tutorial table (a fixed practice deal against the easy
+ *  bot, with a coach). ``rememberSeat`` and ``route`` are the lobby's. */
+export function TutorialEntry({ rememberSeat, route }) {
+  const start = async () => {
+    TUTORIAL.error = "";
+    try {
+      const t = await api("/api/tutorial", {});
+      const invite = t.seats[0].invite;
+      rememberSeat(t.id, invite.split("#k=")[1], 0, t.name);
+      history.pushState({}, "", invite);
+      route();
+    } catch (e) { TUTORIAL.error = e.message; route(); }
+  };
+  return html`<section class="panel tutorial" aria-labelledby="tutorial-h" data-testid="tutorial">
+    <h2 id="tutorial-h">New to Civ Lite?</h2>
+    <p>Play the tutorial: a short game against a gentle bot, where a coach explains each phase of a turn,
+      each ability when you can first use it, and the meld when you are close to one.</p>
+    <button type="button" class="big" data-testid="tutorial-start" onClick=${start}>Play the tutorial</button>
+    ${TUTORIAL.error ? html`<p class="error" role="alert">${TUTORIAL.error}</p>` : ""}</section>`;
+}
+const TUTORIAL = { error: "" };
+
+/** At a tutorial table: the coach's notes so far, newest first; asked for at each new decision. */
+export function CoachNotes({ conn }) {
+  if (!(conn.table?.practice && conn.table?.name === "Tutorial" && conn.token)) return "";
+  conn.coach = conn.coach || { asked: -1, notes: [] };
+  const c = conn.coach;
+  if (c.asked !== conn.decision) {
+    c.asked = conn.decision;
+    api(`/api/tables/${conn.id}/coach`, { token: conn.token }).then((out) => {
+      if (out.notes.length) { c.notes = [...out.notes.reverse(), ...c.notes]; conn.draw(); }
+    }).catch(() => {});
+  }
+  if (!c.notes.length) return "";
+  return html`<section class="coach" aria-labelledby="coach-h" data-testid="coach" tabindex="0"><h2 id="coach-h">Tutorial</h2>
+    <ul>${c.notes.map((n, i) => html`<li key=${n.key} class=${i === 0 ? "new" : ""} data-note=${n.key}>${n.text}</li>`)}</ul></section>`;
 }
