@@ -109,3 +109,20 @@ async def test_a_single_player_sees_what_the_bots_did_and_what_it_knows() -> Non
         if any(c.name == name for c in s.game.hand(1)):  # still in the bot's hand: known to ann
             assert f"known: bot heuristic {name}" in text
         assert "+" in text  # the cards drawn at the Rise are marked new
+
+
+@run_async
+async def test_too_small_a_terminal_says_so_and_recovers() -> None:
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        before = screen_text(app)
+        await pilot.resize_terminal(70, 20)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "terminal too small (need 80x24)" in text and "this one is 70x20" in text
+        assert "Your action" not in text
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert "too small" not in screen_text(app) and screen_text(app) == before

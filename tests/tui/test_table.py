@@ -30,7 +30,7 @@ async def test_80x24_shows_every_ct_total_and_the_choices() -> None:
         target = s.game.rules.victory_ct
         lines = text.splitlines()
         for seat, name in enumerate(s.names):
-            assert any(f"{seat} {name}"[:9] in line and f"{s.game.ct[seat]}/{target} CT" in line for line in lines)
+            assert any(f"{seat} {name}" in line and f" {s.game.ct[seat]}/{target} " in line for line in lines)
         dp = app.table.query_one(DecisionPanel)
         assert dp.mode == "choices"
         shown = [c.label for c in dp.choices if c.label in text]
@@ -258,7 +258,7 @@ async def test_replay_fits_80x24_and_shows_the_discard_pile(tmp_path: Path) -> N
         await pilot.pause()
         assert app.screen.has_class("compact")
         text = screen_text(app)
-        assert all(f"{s.game.ct[i]}/6 CT" in text for i in range(2))
+        assert all(f" {s.game.ct[i]}/6 " in text for i in range(2))
         await pilot.press("v")
         await pilot.pause()
         assert isinstance(app.screen, DiscardScreen)

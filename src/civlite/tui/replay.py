@@ -51,6 +51,7 @@ class ReplayScreen(CompactLayout, Screen[None]):
         self.reviews: dict[int, GameReview] = {}
 
     def compose(self) -> ComposeResult:
+        yield Static(id="too-small")
         yield Header()
         with Horizontal(id="table"):
             with VerticalScroll(id="left"):

@@ -99,6 +99,7 @@ class TableScreen(CompactLayout, Screen[None]):
         self._since_active = session.game.active
 
     def compose(self) -> ComposeResult:
+        yield Static(id="too-small")
         yield Header()
         yield Static(id="last-turn")
         with Horizontal(id="table"):

@@ -514,15 +514,32 @@ class DecisionPanel(Vertical):
 
 
 class CompactLayout:
-    """A screen that switches to its compact layout (the ``compact`` class) below 110x36."""
+    """A screen that switches to its compact layout (the ``compact`` class) below 110x36, and
+    below 80x24 shows only a notice that the terminal is too small (the ``too-small`` class and
+    its ``#too-small`` widget); all comes back when the terminal is enlarged."""
 
     #: below this size the table is compact: the decision first, CT totals on one line each
     COMPACT_BELOW = (110, 36)
+    #: the smallest terminal the table fits
+    SMALLEST = (80, 24)
 
     def _set_compact(self) -> bool:
         """Switch the compact layout on or off for the terminal's size; True if it changed."""
         assert isinstance(self, Screen)
         w, h = self.app.size
+        small = w < self.SMALLEST[0] or h < self.SMALLEST[1]
+        if small and not self.has_class("too-small"):
+            self._focus_before = self.focused  # hidden widgets lose the focus: give it back later
+        elif not small and self.has_class("too-small"):
+            before = getattr(self, "_focus_before", None)
+            if before is not None:
+                self.call_after_refresh(before.focus)
+        self.set_class(small, "too-small")
+        if small:
+            need = "{}x{}".format(*self.SMALLEST)
+            self.query_one("#too-small", Static).update(Text.assemble(
+                (f"terminal too small (need {need})", "bold"), f"\nthis one is {w}x{h}: enlarge it to play on",
+                "\n(nothing is lost; q quits, and the game is saved)", justify="center"))
         compact = w < self.COMPACT_BELOW[0] or h < self.COMPACT_BELOW[1]
         if compact == self.has_class("compact"):
             return False
