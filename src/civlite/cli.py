@@ -171,7 +171,7 @@ def play(
     save: Annotated[Optional[Path], typer.Option(
         help="save the record to this file after every move (default: a new file in the user data dir)")] = None,
     delay: Annotated[float, typer.Option(
-        min=0.0, help="seconds a bot waits before it moves (the speed; + and - change it)")] = 0.6,
+        help="seconds a bot waits before it moves, 0 to 60 (the speed; + and - change it)")] = 0.6,
 ) -> None:
     """Play in the terminal (Textual app): humans hot-seat and bots, at one table."""
     try:
@@ -181,7 +181,11 @@ def play(
     except ImportError as e:  # pragma: no cover - depends on the install
         raise _fail(f"the terminal app needs the tui extra: pip install 'civlite[tui]' ({e})") from None
     from .engine import RecordError
+    from .tui.options import delay_error
 
+    why = delay_error(delay)
+    if why is not None:
+        raise _fail(f"--delay: {why}")
     rs = load_rules(rules)
     if cont:
         if resume is not None:

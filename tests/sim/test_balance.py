@@ -4,13 +4,15 @@ and bad arguments of any command as one-line errors."""
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from civlite.cli import app
-from civlite.sim.balance import PALETTE16, level_figures, mixed_figures, slug
+from civlite.sim.balance import level_figures, mixed_figures, slug
+from civlite.sim.charts import PALETTE16, int_bins
 
 
 def _run(*args: str):  # type: ignore[no-untyped-def]
@@ -35,6 +37,13 @@ def test_level_and_mixed_figures() -> None:
     assert (m["wins"], m["games"]) == (2, 3)
     assert [(s["games"], s["wins"]) for s in m["by_seat"]] == [(1, 1), (1, 0), (1, 1)]
     assert slug("ismcts:iterations=200,depth=4") == "ismcts-iterations-200-depth-4" and len(set(PALETTE16)) == 16
+
+
+def test_whole_number_bins() -> None:
+    assert int_bins([27, 27, 28, 30]) == [26.5, 27.5, 28.5, 29.5, 30.5]  # one bar per whole number
+    wide = int_bins(list(range(10, 250)), most=60)  # 240 numbers: 4 to a bar, edges between whole numbers
+    assert wide[0] == 9.5 and all(b - a == 4 for a, b in pairwise(wide)) and wide[-1] >= 249.5
+    assert int_bins([]) == [-0.5, 0.5]
 
 
 def test_balance_command_end_to_end(tmp_path: Path) -> None:

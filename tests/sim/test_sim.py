@@ -194,6 +194,12 @@ def test_report_files_with_real_numbers(run_dir: Path, tmp_path: Path) -> None:
     html = (tmp_path / "report.html").read_text()
     assert "first player" in html and "data:image/png;base64," in html
     assert f"{100 * heur['win_rate']:.1f}%" in html
+    # the CT race per seat and for the winner against the losers, turn by turn; length in rounds too
+    assert set(rep["ct_race_seats"]) == {f"seat {s}" for s in range(rep["players"])}
+    assert set(rep["ct_race_outcome"]) == {"winner", "losers"}
+    won = rep["ct_race_outcome"]["winner"]["median"]
+    assert won[-1] >= rep["ct_race_outcome"]["losers"]["median"][-1] and len(won) == len(rep["ct_race"]["heuristic"]["median"])
+    assert "rounds" in html
 
 
 def test_compare_flags_a_rule_change(tmp_path: Path) -> None:

@@ -1,16 +1,17 @@
 """Fairness at every skill level: the same rule set played in self-play by each bot of a list of
-skill levels (weakest first), and in mixed tables where one seat is a stronger bot than the others.
+skill levels (weakest first), and in mixed tables where one seat is a bot of another level than the others.
 
 ``balance(skills, players, games, seed, rules, out)`` plays one run per level (``self-<level>/``)
-and, for every pair of levels, one mixed run (``mixed-<stronger>-vs-<weaker>/``: the stronger bot in
-one seat, the weaker in all the others, seats rotated so the stronger plays every seat equally).
+and, for every pair of levels, one mixed run (``mixed-<later>-vs-<earlier>/``: the later level's bot
+in one seat, the earlier level's in all the others, seats rotated so the single bot plays every seat
+equally; listed weakest first, that is a strong seat against weaker others).
 Every run is an ordinary run directory (``civlite report`` reads it). Every level plays the same
 deals (game ``i`` is seeded from ``(seed, i)``), so the levels differ only by how the bots play.
 
 Per level: the seat edge (the first seat's share of decided games minus the fair share, with its
 95% Wilson interval), each seat's win rate, draws, the length in turns and in rounds (turns per
 seat, extra turns counted) with a t interval of the mean, and each ability's activations per game
-with a t interval. Per mixed table: the stronger bot's win rate overall and in each seat it played
+with a t interval. Per mixed table: the single bot's win rate overall and in each seat it played
 (Wilson intervals), against the fair share. Written: ``balance.json`` (every number),
 ``balance.md`` and ``balance.html`` (tables and the chart ``skills.png``: edge, length and the
 mixed tables against skill).
@@ -27,16 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import RuleSet
+from .charts import PALETTE16, legend_outside
 from .simulator import SimConfig, simulate
 from .stats import mean_ci, quantile, wilson
 
 #: the default skill levels, weakest first: heuristic (medium), policy (a small learned policy), expert (hard)
 DEFAULT_SKILLS = ("heuristic", "policy", "expert")
-
-#: 16 distinct colours (Tableau 10 then six more), for charts with many series
-PALETTE16 = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6",
-             "#9d755d", "#bab0ac", "#1f3a93", "#8c564b", "#17becf", "#bcbd22", "#7f7f7f", "#d62728")
-
 
 def slug(spec: str) -> str:
     """A directory name for a bot spec: ``ismcts:iterations=200`` -> ``ismcts-iterations-200``."""
@@ -75,7 +72,7 @@ def level_figures(lines: Sequence[dict[str, Any]], players: int, abilities: Sequ
 
 
 def mixed_figures(lines: Sequence[dict[str, Any]], strong: str, players: int) -> dict[str, Any]:
-    """The stronger bot's win rate overall and in each seat it played (one mixed run)."""
+    """The single bot's (``strong``) win rate overall and in each seat it played (one mixed run)."""
     by_seat = []
     total_k = total_n = 0
     for s in range(players):
@@ -174,9 +171,10 @@ def tables_md(doc: dict[str, Any]) -> str:
             cells.append(f"{u['per_game']:.2f} ({_iv(u['ci95'], False, '.2f')})")
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     if doc["mixed"]:
-        out += ["", "## Mixed tables (one stronger seat against weaker others)", "",
-                f"The stronger bot's win rate (fair share {fair:.1f}%), overall and by the seat it played.", "",
-                "| stronger (1 seat) | weaker | games | overall | " + " | ".join(f"in seat {s}" for s in range(n))
+        out += ["", "## Mixed tables (one seat of a later level, the others of an earlier one)", "",
+                f"The single seat's win rate (fair share {fair:.1f}%), overall and by the seat it played; above the "
+                "fair share, the later level is the stronger one at this table.", "",
+                "| one seat | the others | games | overall | " + " | ".join(f"in seat {s}" for s in range(n))
                 + " |", "|---|---|---|---|" + "---|" * n]
         for t in doc["mixed"]:
             seats = " | ".join(f"{_pct(s['win_rate'])} ({_iv(s['ci95'])})" for s in t["by_seat"])
@@ -194,7 +192,7 @@ def _chart(doc: dict[str, Any], path: Path) -> None:
     levels = doc["levels"]
     n = doc["players"]
     panels = 3 if doc["mixed"] else 2
-    fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 3.8))
+    fig, axes = plt.subplots(1, panels, figsize=(5.8 * panels, 3.8))
     xs = list(range(len(levels)))
     labels = [lv["bot"] for lv in levels]
     ax = axes[0]
@@ -211,7 +209,7 @@ def _chart(doc: dict[str, Any], path: Path) -> None:
     ax.set_xlabel("skill level (weakest first)")
     ax.set_ylabel("win rate − fair share (points)")
     ax.set_title("seat edge against skill (95% CI)", fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    legend_outside(ax)
     ax = axes[1]
     med = [lv["length"]["rounds_mean"] for lv in levels]
     err = [[m - lv["length"]["rounds_ci95"][0] for m, lv in zip(med, levels, strict=True)],
@@ -222,7 +220,7 @@ def _chart(doc: dict[str, Any], path: Path) -> None:
     ax.set_xlabel("skill level (weakest first)")
     ax.set_ylabel(f"rounds (turns / {n})")
     ax.set_title("game length against skill", fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    legend_outside(ax)
     if doc["mixed"]:
         ax = axes[2]
         width = 0.8 / n
@@ -232,13 +230,14 @@ def _chart(doc: dict[str, Any], path: Path) -> None:
             hi = [t["by_seat"][s]["ci95"][1] - p for p, t in zip(ps, doc["mixed"], strict=True)]
             ax.bar([i + (s - (n - 1) / 2) * width for i in range(len(ps))], [100 * p for p in ps], width,
                    yerr=[[100 * x for x in lo], [100 * x for x in hi]], capsize=2, color=PALETTE16[s % 16],
-                   label=f"stronger in seat {s}")
+                   label=f"the one in seat {s}")
         ax.axhline(100 / n, color="black", ls="--", lw=0.8, label=f"fair share {100 / n:.0f}%")
-        ax.set_xticks(range(len(doc["mixed"])), [f"{t['strong']}\nvs {t['weak']}" for t in doc["mixed"]], fontsize=7)
+        ax.set_xticks(range(len(doc["mixed"])), [f"{t['strong']} ×1\nvs {t['weak']} ×{n - 1}" for t in doc["mixed"]],
+                      fontsize=7)
         ax.set_ylim(0, 100)
-        ax.set_ylabel("stronger bot's win rate (%)")
-        ax.set_title("mixed tables: one stronger seat", fontsize=10)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.set_ylabel("the single seat's win rate (%)")
+        ax.set_title("mixed tables: one seat of a later level", fontsize=10)
+        legend_outside(ax, fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

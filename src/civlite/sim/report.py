@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .charts import ACCENT, colour, int_bins, integer_ticks, legend_outside, rounds_axis
 from .simulator import load_run
 from .stats import binomial_test, games_to_detect, quantile, tally_abilities, wilson
 
@@ -90,27 +91,26 @@ def analyze(summary: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[st
     turns = sorted(int(ln["stats"]["turns"]) for ln in lines)
     length = {"mean": sum(turns) / g if g else 0.0, "p10": quantile(turns, 0.1), "p50": quantile(turns, 0.5),
               "p90": quantile(turns, 0.9), "min": turns[0] if turns else 0, "max": turns[-1] if turns else 0}
-    # CT race per bot: CT at the start of turn t (the final CT carried after the end)
+    # CT race: CT at the start of turn t (the final CT carried after the end), per bot, per seat and
+    # for the winner against the losers (decided games)
     horizon = int(quantile(turns, 0.95)) + 2 if turns else 0
-    race: dict[str, dict[str, list[float]]] = {}
-    series: dict[str, list[list[int]]] = {spec: [[] for _ in range(horizon)] for spec in instances}
+    per_bot: dict[str, list[list[int]]] = {spec: [[] for _ in range(horizon)] for spec in instances}
+    per_seat: dict[str, list[list[int]]] = {f"seat {s}": [[] for _ in range(horizon)] for s in range(n)}
+    outcome: dict[str, list[list[int]]] = {k: [[] for _ in range(horizon)] for k in ("winner", "losers")}
     for ln in lines:
         cts = ln["stats"]["ct"]
+        w = ln["stats"]["winner"]
+        last = len(cts) - 1
         for s, spec in enumerate(ln["bots"]):
-            col = series[spec]
-            last = len(cts) - 1
             for t in range(horizon):
-                col[t].append(cts[min(t, last)][s])
-    for spec, cols in series.items():
-        med: list[float] = []
-        q1: list[float] = []
-        q3: list[float] = []
-        for values in cols:
-            values.sort()
-            med.append(quantile(values, 0.5))
-            q1.append(quantile(values, 0.25))
-            q3.append(quantile(values, 0.75))
-        race[spec] = {"median": med, "q25": q1, "q75": q3}
+                v = cts[min(t, last)][s]
+                per_bot[spec][t].append(v)
+                per_seat[f"seat {s}"][t].append(v)
+                if w is not None:
+                    outcome["winner" if s == w else "losers"][t].append(v)
+    race = _bands(per_bot)
+    race_seats = _bands(per_seat)
+    race_outcome = _bands(outcome)
     # abilities: activations per game, win rate of the seats that used it (>= once)
     names = list(summary.get("abilities", {}))
     used, users, user_wins = tally_abilities(lines, names)
@@ -128,9 +128,26 @@ def analyze(summary: dict[str, Any], lines: Sequence[dict[str, Any]]) -> dict[st
              "turns": meld_turns}
     return {"games": g, "players": n, "draws": draws, "lineup": lineup_text(summary.get("bots", [])),
             "bots": bots, "seats": seats,
-            "first_player": fpa, "length": length, "turns": turns, "ct_race": race,
+            "first_player": fpa, "length": length, "turns": turns, "ct_race": race, "ct_race_seats": race_seats,
+            "ct_race_outcome": race_outcome,
             "abilities": abilities, "melds": melds, "seed": summary.get("seed"),
             "rules": summary.get("rules", {}).get("name", "?")}
+
+
+def _bands(series: dict[str, list[list[int]]]) -> dict[str, dict[str, list[float]]]:
+    """Median and interquartile range of each series, turn by turn."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for key, cols in series.items():
+        med: list[float] = []
+        q1: list[float] = []
+        q3: list[float] = []
+        for values in cols:
+            values.sort()
+            med.append(quantile(values, 0.5))
+            q1.append(quantile(values, 0.25))
+            q3.append(quantile(values, 0.75))
+        out[key] = {"median": med, "q25": q1, "q75": q3}
+    return out
 
 
 def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
@@ -142,55 +159,66 @@ def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
     files: dict[str, Path] = {}
     fair = 1.0 / a["players"]
 
-    # win rates: bots and seats, with 95% CIs
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    for ax, rows, key, title in ((axes[0], a["bots"], "bot", "win rate per bot (per seat played)"),
-                                 (axes[1], a["seats"], "seat", "win rate per seat (decided games)")):
+    # win rates: seats (and bots, when more than one bot played: in self-play every bot's rate is the
+    # fair share by construction, a constant panel), with 95% CIs
+    panels = [(a["seats"], "seat", "win rate per seat (decided games)")]
+    if len(a["bots"]) > 1:
+        panels.insert(0, (a["bots"], "bot", "win rate per bot (per seat played)"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels) + 1.5, 3.6), squeeze=False)
+    for ax, (rows, key, title) in zip(axes[0], panels, strict=True):
         labels = [str(r[key]) for r in rows]
         ps = [r["win_rate"] for r in rows]
         err = [[max(0.0, p - r["ci95"][0]) for p, r in zip(ps, rows, strict=True)],
                [max(0.0, r["ci95"][1] - p) for p, r in zip(ps, rows, strict=True)]]
-        ax.bar(range(len(rows)), ps, yerr=err, capsize=4, color="#4c78a8")
-        ax.axhline(fair, color="#e45756", ls="--", lw=1, label=f"fair share {fair:.0%}")
+        ax.bar(range(len(rows)), ps, yerr=err, capsize=4, color=colour(0))
+        ax.axhline(fair, color=ACCENT, ls="--", lw=1, label=f"fair share {fair:.0%}")
         ax.set_xticks(range(len(rows)), labels, rotation=15, fontsize=8)
         ax.set_ylim(0, 1)
         ax.set_title(title, fontsize=10)
-        ax.legend(fontsize=8)
+        legend_outside(ax)
     fig.tight_layout()
     files["winrates.png"] = out / "winrates.png"
     fig.savefig(files["winrates.png"], dpi=90)
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(6, 3.4))
+    n = a["players"]
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
     turns = a["turns"]
     if turns:
-        ax.hist(turns, bins=min(40, max(5, len(set(turns)))), color="#4c78a8")
-    ax.axvline(a["length"]["p50"], color="#e45756", ls="--", lw=1, label=f"median {a['length']['p50']:.0f}")
+        ax.hist(turns, bins=int_bins(turns), color=colour(0))
+    ax.axvline(a["length"]["p50"], color=ACCENT, ls="--", lw=1,
+               label=f"median {a['length']['p50']:g} turns\n({a['length']['p50'] / n:g} rounds)")
     ax.set_xlabel("turns (extra turns counted)")
     ax.set_ylabel("games")
-    ax.set_title("game length", fontsize=10)
-    ax.legend(fontsize=8)
+    integer_ticks(ax, "x")
+    integer_ticks(ax, "y")
+    rounds_axis(ax, n)
+    ax.set_title("game length: one bar per whole number of turns", fontsize=10)
+    legend_outside(ax)
     fig.tight_layout()
     files["turns.png"] = out / "turns.png"
     fig.savefig(files["turns.png"], dpi=90)
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    for spec, r in a["ct_race"].items():
-        xs = list(range(len(r["median"])))
-        line = ax.plot(xs, r["median"], label=f"{spec} (median)")[0]
-        ax.fill_between(xs, r["q25"], r["q75"], alpha=0.2, color=line.get_color())
-    victory = None
-    try:
-        victory = a.get("victory_ct")
-    except AttributeError:
-        pass
-    if victory:
-        ax.axhline(victory, color="grey", ls=":", lw=1, label=f"victory {victory} CT")
-    ax.set_xlabel("turn")
-    ax.set_ylabel("CT")
-    ax.set_title("CT race: median and interquartile range per bot (final CT kept after the end)", fontsize=9)
-    ax.legend(fontsize=8)
+    races = [(a["ct_race_seats"], "per seat"), (a["ct_race_outcome"], "winner against losers (decided games)")]
+    if len(a["ct_race"]) > 1:  # one bot: the per-bot line is every seat pooled
+        races.append((a["ct_race"], "per bot"))
+    fig, axes = plt.subplots(1, len(races), figsize=(6.2 * len(races), 3.9), squeeze=False)
+    victory = a.get("victory_ct")
+    for ax, (race, what) in zip(axes[0], races, strict=True):
+        for i, (key, r) in enumerate(race.items()):
+            xs = list(range(len(r["median"])))
+            ax.plot(xs, r["median"], color=colour(i), label=f"{key} (median)")
+            ax.fill_between(xs, r["q25"], r["q75"], alpha=0.18, color=colour(i))
+        if victory:
+            ax.axhline(victory, color="grey", ls=":", lw=1, label=f"victory {victory} CT")
+        ax.set_xlabel("turn")
+        ax.set_ylabel("CT")
+        integer_ticks(ax, "x")
+        integer_ticks(ax, "y")
+        rounds_axis(ax, n)
+        ax.set_title(f"CT race {what}: median and interquartile range", fontsize=9)
+        legend_outside(ax, fontsize=7)
     fig.tight_layout()
     files["ct_race.png"] = out / "ct_race.png"
     fig.savefig(files["ct_race.png"], dpi=90)
@@ -199,32 +227,35 @@ def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     ab = a["abilities"]
     names = [r["ability"] for r in ab]
-    axes[0].barh(range(len(ab)), [r["per_game"] for r in ab], color="#4c78a8")
+    axes[0].barh(range(len(ab)), [r["per_game"] for r in ab], color=colour(0))
     axes[0].set_yticks(range(len(ab)), names, fontsize=8)
     axes[0].invert_yaxis()
     axes[0].set_title("activations per game", fontsize=10)
     wr = [r["win_rate_when_used"] or 0.0 for r in ab]
     err = [[max(0.0, w - r["ci95"][0]) if r["win_rate_when_used"] is not None else 0.0 for w, r in zip(wr, ab, strict=True)],
            [max(0.0, r["ci95"][1] - w) if r["win_rate_when_used"] is not None else 0.0 for w, r in zip(wr, ab, strict=True)]]
-    axes[1].barh(range(len(ab)), wr, xerr=err, capsize=3, color="#72b7b2")
-    axes[1].axvline(fair, color="#e45756", ls="--", lw=1, label=f"fair share {fair:.0%}")
+    axes[1].barh(range(len(ab)), wr, xerr=err, capsize=3, color=colour(3))
+    axes[1].axvline(fair, color=ACCENT, ls="--", lw=1, label=f"fair share {fair:.0%}")
     axes[1].set_yticks(range(len(ab)), names, fontsize=8)
     axes[1].invert_yaxis()
     axes[1].set_xlim(0, 1)
     axes[1].set_title("win rate of seats that used it (95% CI)", fontsize=10)
-    axes[1].legend(fontsize=8)
+    legend_outside(axes[1])
     fig.tight_layout()
     files["abilities.png"] = out / "abilities.png"
     fig.savefig(files["abilities.png"], dpi=90)
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(6, 3.4))
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
     mt = a["melds"]["turns"]
     if mt:
-        ax.hist(mt, bins=min(40, max(5, len(set(mt)))), color="#f58518")
+        ax.hist(mt, bins=int_bins(mt), color=colour(1))
     ax.set_xlabel("turn of the meld")
     ax.set_ylabel("melds")
-    ax.set_title(f"meld timing ({a['melds']['per_game']:.2f} melds per game)", fontsize=10)
+    integer_ticks(ax, "x")
+    integer_ticks(ax, "y")
+    rounds_axis(ax, n)
+    ax.set_title(f"meld timing ({a['melds']['per_game']:.2f} melds per game; one bar per turn)", fontsize=10)
     fig.tight_layout()
     files["melds.png"] = out / "melds.png"
     fig.savefig(files["melds.png"], dpi=90)
@@ -281,10 +312,14 @@ Intervals are 95% Wilson score intervals.</p>
 <table><tr><th>seat</th><th>wins</th><th>win rate (decided games)</th><th>95% CI</th></tr>{rows_s}</table>
 {_img(files['winrates.png'], 'win rates')}
 <h2>Game length</h2>
-<p>Mean {ln['mean']:.1f} turns; median {ln['p50']:.0f}; 10%–90% of games last {ln['p10']:.0f}–{ln['p90']:.0f} turns
-(shortest {ln['min']}, longest {ln['max']}).</p>
+<p>Mean {ln['mean']:.1f} turns ({ln['mean'] / a['players']:.1f} rounds); median {ln['p50']:g} turns
+({ln['p50'] / a['players']:g} rounds); 10%–90% of games last {ln['p10']:g}–{ln['p90']:g} turns
+({ln['p10'] / a['players']:g}–{ln['p90'] / a['players']:g} rounds; shortest {ln['min']}, longest {ln['max']} turns).
+A round is one turn per seat; extra turns count as turns.</p>
 {_img(files['turns.png'], 'game length histogram')}
 <h2>CT race</h2>
+<p>CT at the start of each turn: per seat, and for the eventual winner against the losers (per bot too when
+several bots played).</p>
 {_img(files['ct_race.png'], 'CT over turns')}
 <h2>Abilities</h2>
 <p>"Win rate when used": the share of seats that activated the ability at least once in a game and won that game.

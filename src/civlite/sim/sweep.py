@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import RuleSet
+from .charts import ACCENT, colour, constant, integer_ticks, legend_outside, rounds_axis
 from .paths import format_value, parse_value, set_path, split_values
 from .report import analyze
 from .simulator import SimConfig, simulate
@@ -103,49 +104,73 @@ def _plot(res: dict[str, Any], od: Path) -> Path:
 
     pts = res["points"]
     numeric = all(isinstance(p["value"], int | float) and not isinstance(p["value"], bool) for p in pts)
+    whole = numeric and all(isinstance(p["value"], int) for p in pts)
     xs = [p["value"] for p in pts] if numeric else list(range(len(pts)))
     name = res["param"]
-    fig, axes = plt.subplots(2, 3, figsize=(13, 7))
     fair = 1.0 / res["players"]
+    bots = list(pts[0]["bots"]) if pts else []
+    abilities = list(pts[0]["abilities_per_game"]) if pts else []
 
-    def band(ax: Any, ys: list[float], lo: list[float], hi: list[float], label: str) -> None:
-        line = ax.plot(xs, ys, marker="o", label=label)[0]
-        ax.fill_between(xs, lo, hi, alpha=0.2, color=line.get_color())
+    def band(ax: Any, ys: list[float], lo: list[float], hi: list[float], label: str, i: int = 0) -> None:
+        ax.plot(xs, ys, marker="o", label=label, color=colour(i))
+        ax.fill_between(xs, lo, hi, alpha=0.2, color=colour(i))
 
-    ax = axes[0][0]
-    band(ax, [p["seat0_win_rate"] for p in pts], [p["seat0_ci95"][0] for p in pts],
-         [p["seat0_ci95"][1] for p in pts], "seat 0")
-    ax.axhline(fair, color="#e45756", ls="--", lw=1, label="fair")
-    ax.set_title("first-player win rate (95% CI)", fontsize=10)
-    ax.legend(fontsize=8)
-    ax = axes[0][1]
-    for bot in pts[0]["bots"] if pts else []:
-        band(ax, [p["bots"][bot]["win_rate"] for p in pts], [p["bots"][bot]["ci95"][0] for p in pts],
-             [p["bots"][bot]["ci95"][1] for p in pts], bot)
-    ax.axhline(fair, color="#e45756", ls="--", lw=1)
-    ax.set_title("win rate per bot (95% CI)", fontsize=10)
-    ax.legend(fontsize=8)
-    ax = axes[0][2]
-    band(ax, [p["turns_mean"] for p in pts], [p["turns_p10"] for p in pts], [p["turns_p90"] for p in pts],
-         "mean (10%-90%)")
-    ax.set_title("game length (turns)", fontsize=10)
-    ax.legend(fontsize=8)
-    ax = axes[1][0]
-    ax.plot(xs, [p["melds_per_game"] for p in pts], marker="o")
-    ax.set_title("melds per game", fontsize=10)
-    ax = axes[1][1]
-    for i, ab in enumerate(pts[0]["abilities_per_game"] if pts else []):
-        ax.plot(xs, [p["abilities_per_game"][ab] for p in pts], marker=".", ls="-" if i < 10 else "--", label=ab)
-    ax.set_title("activations per game", fontsize=10)
-    ax.legend(fontsize=6, ncol=2)
-    ax = axes[1][2]
-    ax.plot(xs, [p["draw_rate"] for p in pts], marker="o")
-    ax.set_title("draw rate (turn limit)", fontsize=10)
-    for row in axes:
-        for ax in row:
-            ax.set_xlabel(name)
-            if not numeric:
-                ax.set_xticks(xs, [format_value(p["value"]) for p in pts], rotation=20, fontsize=7)
+    def seat0(ax: Any) -> None:
+        band(ax, [p["seat0_win_rate"] for p in pts], [p["seat0_ci95"][0] for p in pts],
+             [p["seat0_ci95"][1] for p in pts], "seat 0")
+        ax.axhline(fair, color=ACCENT, ls="--", lw=1, label="fair")
+        ax.set_title("first-player win rate (95% CI)", fontsize=10)
+        legend_outside(ax)
+
+    def per_bot(ax: Any) -> None:
+        for i, bot in enumerate(bots):
+            band(ax, [p["bots"][bot]["win_rate"] for p in pts], [p["bots"][bot]["ci95"][0] for p in pts],
+                 [p["bots"][bot]["ci95"][1] for p in pts], bot, i)
+        ax.axhline(fair, color="grey", ls="--", lw=1, label="fair")
+        ax.set_title("win rate per bot (95% CI)", fontsize=10)
+        legend_outside(ax)
+
+    def length(ax: Any) -> None:
+        band(ax, [p["turns_mean"] for p in pts], [p["turns_p10"] for p in pts], [p["turns_p90"] for p in pts],
+             "mean (10%-90%)")
+        ax.set_title("game length: mean, band 10%-90% (right: rounds)", fontsize=10)
+        ax.set_ylabel("turns")
+        rounds_axis(ax, res["players"], "y")
+
+    def melds(ax: Any) -> None:
+        ax.plot(xs, [p["melds_per_game"] for p in pts], marker="o", color=colour(0))
+        ax.set_title("melds per game", fontsize=10)
+
+    def activations(ax: Any) -> None:
+        for i, ab in enumerate(abilities):
+            ax.plot(xs, [p["abilities_per_game"][ab] for p in pts], marker=".", color=colour(i),
+                    ls="-" if i < 8 else "--", label=ab)
+        ax.set_title("activations per game (basic solid, advanced dashed)", fontsize=10)
+        legend_outside(ax, fontsize=6)
+
+    def draws(ax: Any) -> None:
+        ax.plot(xs, [p["draw_rate"] for p in pts], marker="o", color=colour(0))
+        ax.set_title("draw rate (turn limit)", fontsize=10)
+
+    # a panel that would be constant says nothing: in self-play every bot wins the fair share, and
+    # most variants have no draws
+    panels = [seat0, length, melds, activations]
+    if len(bots) > 1:
+        panels.insert(1, per_bot)
+    if not constant([p["draw_rate"] for p in pts]):
+        panels.append(draws)
+    cols = 3
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(16, 3.8 * rows), squeeze=False)
+    for ax, panel in zip([a for row in axes for a in row], panels, strict=False):
+        panel(ax)
+        ax.set_xlabel(name)
+        if not numeric:
+            ax.set_xticks(xs, [format_value(p["value"]) for p in pts], rotation=20, fontsize=7)
+        elif whole:
+            integer_ticks(ax, "x")
+    for ax in [a for row in axes for a in row][len(panels):]:
+        ax.set_visible(False)
     fig.tight_layout()
     path = od / "sweep.png"
     fig.savefig(path, dpi=85)
