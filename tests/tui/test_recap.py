@@ -126,3 +126,36 @@ async def test_too_small_a_terminal_says_so_and_recovers() -> None:
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert "too small" not in screen_text(app) and screen_text(app) == before
+
+
+def test_every_bot_and_level_is_offered_at_set_up() -> None:
+    from civlite import bots
+    from civlite.tui.screens import KIND_OPTIONS
+
+    bots.make_bot("random", seed=0)  # every built-in bot registered
+    offered = {v for _, v in KIND_OPTIONS}
+    assert set(bots.LEVELS) <= offered and set(bots.BOTS) <= offered
+    assert "policy" in offered
+
+
+@run_async
+async def test_set_up_refuses_two_players_of_one_name_and_shows_labels_whole() -> None:
+    from civlite.tui.screens import SetupScreen
+
+    app = CivliteApp(delay=0, setup=SetupScreen([SeatSpec("human", "Ann"), SeatSpec("human", "ann"),
+                                                 SeatSpec("champion")]))
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        assert "bot: champion (champion, Elo" in screen_text(app)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert isinstance(app.screen, SetupScreen)
+        assert "seats 0 and 1 are both called 'ann'" in " ".join(screen_text(app).split())
+
+
+def test_names_are_cut_after_a_whole_word() -> None:
+    from civlite.tui.widgets import fit_name
+
+    assert fit_name("▶1 bot heuristic", 17) == "▶1 bot heuristic"
+    assert fit_name("▶1 Alexandra of Macedon", 17) == "▶1 Alexandra of…"
+    assert fit_name("▶1 Supercalifragilistic", 12) == "▶1 Supercal…"

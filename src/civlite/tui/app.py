@@ -10,7 +10,7 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 
 from .dialogs import QuitScreen
-from .options import SPEEDS, BotDelayChanged
+from .options import SPEEDS, BotDelayChanged, delay_error
 from .replay import ReplayScreen
 from .session import Replay, Session, new_autosave_path
 from .setup import SetupScreen
@@ -68,8 +68,9 @@ class CivliteApp(SafeApp):
         autosave_dir: Path | None = None,
     ) -> None:
         super().__init__()
-        if delay < 0:
-            raise ValueError(f"the bot delay must be 0 or more seconds, not {delay:g}")
+        why = delay_error(delay)
+        if why is not None:
+            raise ValueError(why)
         self.session = session
         self.delay = delay
         self.save_path = save_path

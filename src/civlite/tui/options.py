@@ -4,10 +4,21 @@ One key means one thing at the table and in the replay (``v`` is the discard pil
 
 from __future__ import annotations
 
+import math
+
 from textual.message import Message
 
 #: bot delays (seconds) offered by the speed setting, fastest first
 SPEEDS: tuple[float, ...] = (0.0, 0.1, 0.3, 0.6, 1.0, 2.0)
+#: the longest bot delay accepted (seconds): a longer one would look like a bot that never moves
+MAX_DELAY = 60.0
+
+
+def delay_error(delay: float) -> str | None:
+    """Why ``delay`` is not a bot delay (a number of seconds from 0 to :data:`MAX_DELAY`), or ``None``."""
+    if not math.isfinite(delay) or not 0 <= delay <= MAX_DELAY:
+        return f"the bot delay must be between 0 and {MAX_DELAY:g} seconds, not {delay:g}"
+    return None
 
 
 def step_speed(delay: float, step: int) -> float:

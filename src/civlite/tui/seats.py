@@ -10,11 +10,24 @@ from dataclasses import dataclass
 from ..bots import LEVELS
 
 _NUMPY = importlib.util.find_spec("numpy") is not None
-#: what the set-up screen offers for a bot seat: the named levels (``civlite.bots.LEVELS``)
-#: first, then every bot by name (``make_bot`` specs); the learned ones where numpy is installed
-BOT_LEVELS: tuple[str, ...] = (
-    tuple(k for k, v in LEVELS.items() if _NUMPY or v.split(":")[0] not in ("expert", "champion"))
-    + ("random", "heuristic", "ismcts") + (("policy", "expert") if _NUMPY else ()))
+#: the bots that play a learned network (numpy)
+_LEARNED = ("expert", "champion", "policy")
+
+
+def _bot_levels() -> tuple[str, ...]:
+    """The named levels (``civlite.bots.LEVELS``) first, then every registered bot by name that
+    is not a level's own name; the learned ones only where numpy is installed."""
+    from .. import bots
+
+    bots._load_builtin()
+    levels = tuple(k for k, v in LEVELS.items() if _NUMPY or v.split(":")[0] not in _LEARNED)
+    rest = tuple(b for b in sorted(bots.BOTS, key=lambda b: (b in _LEARNED, b))
+                 if b not in LEVELS and (_NUMPY or b not in _LEARNED))
+    return levels + rest
+
+
+#: what the set-up screen offers for a bot seat
+BOT_LEVELS: tuple[str, ...] = _bot_levels()
 HUMAN = "human"
 #: a seat name written into records for bot seats: ``bot:heuristic``
 BOT_PREFIX = "bot:"
@@ -82,6 +95,21 @@ def _is_bot_name(word: str) -> bool:
     return bot_error(word) is None and (key in bots.BOTS or key in bots.LEVELS)
 
 
+def name_error(seats: Sequence[SeatSpec]) -> str | None:
+    """Why the players' names do not tell the seats apart (two humans of one name, in any
+    case), or ``None``. Bots need no name: two of one kind get their seat added."""
+    seen: dict[str, int] = {}
+    for i, s in enumerate(seats):
+        if not s.is_human:
+            continue
+        key = s.label(i).casefold()
+        if key in seen:
+            return (f"seats {seen[key]} and {i} are both called {s.label(i)!r}: "
+                    "give each player a name of their own")
+        seen[key] = i
+    return None
+
+
 def parse_seats(text: str) -> list[SeatSpec]:
     """``"human,random,heuristic"`` or ``"Ann,Bob,ismcts:seconds=1"``; raises :class:`SeatError`.
 
@@ -116,4 +144,7 @@ def parse_seats(text: str) -> list[SeatSpec]:
             raise SeatError(f"--seats: seat {len(out)}: {part!r} is not a bot: did you mean {close[0]!r}? "
                             f"(for a player called {part!r}, write human:{part})")
         out.append(SeatSpec(HUMAN, part))
+    why = name_error(out)
+    if why is not None:
+        raise SeatError(f"--seats: {why}")
     return out

@@ -17,7 +17,7 @@ from ..bots import LEVELS, level_label
 from ..engine import RecordError, RuleSet, RuleSetError
 from .dialogs import HelpScreen
 from .options import SPEEDS, TABLE_KEYS, BotDelayChanged
-from .seats import BOT_LEVELS, HUMAN, SeatSpec
+from .seats import BOT_LEVELS, HUMAN, SeatSpec, name_error
 from .session import Session, last_unfinished
 
 MAX_SEATS = 8
@@ -156,8 +156,13 @@ class SetupScreen(Screen[None]):
                 return
         seed_text = self.query_one("#seed", Input).value.strip()
         seed = int(seed_text) if seed_text.lstrip("-").isdigit() else None
+        seats = self.seats()
+        why = name_error(seats)
+        if why is not None:
+            self.error(why)
+            return
         try:
-            session = Session.new(self.seats(), rules=rules, seed=seed)
+            session = Session.new(seats, rules=rules, seed=seed)
         except ValueError as e:
             self.error(str(e))
             return
