@@ -194,14 +194,39 @@ def test_observation_mask_and_render() -> None:
 
 
 def test_gymnasium_check_env(opponent_spec: str) -> None:
-    # the checker samples actions without the mask: make illegal ones penalised no-ops
-    check_env(SingleAgentEnv(opponents=[opponent_spec], illegal_penalty=-0.1), skip_render_check=True)
-    check_env(SingleAgentEnv(opponents=["random", "random"], illegal_penalty=-0.1), skip_render_check=True)
+    # the checker samples actions without the mask: with the default arguments an illegal one ends the episode
+    check_env(SingleAgentEnv(opponents=[opponent_spec]), skip_render_check=True)
+    check_env(SingleAgentEnv(opponents=["random", "random"]), skip_render_check=True)
+    check_env(gymnasium.make(ENV_ID, opponents=["random"]).unwrapped, skip_render_check=True)
+    check_env(SingleAgentEnv(opponents=["random"], illegal_penalty=-0.1), skip_render_check=True)
 
 
 def test_sb3_check_env() -> None:
     sb3 = pytest.importorskip("stable_baselines3.common.env_checker")
+    sb3.check_env(SingleAgentEnv(opponents=["random"]), warn=False)
     sb3.check_env(SingleAgentEnv(opponents=["random"], illegal_penalty=-0.1), warn=False)
+
+
+def test_gymnasium_illegal_action_ends_the_episode_unless_strict() -> None:
+    e = SingleAgentEnv(opponents=["random"])
+    obs, _ = e.reset(seed=3)
+    before = e.game.state_json()  # type: ignore[union-attr]
+    obs, reward, term, trunc, info = e.step(NUM_ACTIONS - 1)
+    assert term and not trunc and reward == -1.0 and info["illegal_action"]
+    assert "is not legal now" in info["illegal_reason"] and not obs["action_mask"].any()
+    assert not e.action_masks().any() and e.game.state_json() == before  # type: ignore[union-attr]
+    with pytest.raises(RuntimeError, match="reset"):
+        e.step(0)
+    e.reset(seed=3)
+    assert e.step(999)[1:3] == (-1.0, True)  # outside the action space too: says why, ends
+    strict = SingleAgentEnv(opponents=["random"], strict=True, illegal_reward=-5.0)
+    strict.reset(seed=3)
+    with pytest.raises(ValueError, match="not legal"):
+        strict.step(NUM_ACTIONS - 1)
+    assert strict.step(int(np.flatnonzero(strict.action_masks())[0]))[1] in (0.0, 1.0, -1.0)
+    soft = SingleAgentEnv(opponents=["random"], illegal_reward=-5.0)
+    soft.reset(seed=3)
+    assert soft.step(NUM_ACTIONS - 1)[1] == -5.0
 
 
 def test_gymnasium_make_and_make_vec() -> None:
@@ -223,8 +248,7 @@ def test_gymnasium_defaults(opponent_spec: str) -> None:
     seats = {e.reset(seed=s)[1]["seat"] for s in range(12)}
     assert seats == {0, 1}  # the learner's seat is drawn per reset
     e.reset(seed=3)
-    with pytest.raises(ValueError, match="not legal"):
-        e.step(NUM_ACTIONS - 1)
+    assert e.step(NUM_ACTIONS - 1)[2]  # an illegal action ends the episode (PettingZoo's convention)
     try:
         assert SingleAgentEnv().opponent_specs == ["heuristic"]
     except ValueError:
@@ -320,7 +344,7 @@ def test_gymnasium_no_copy_matches_copy_and_reuses_its_arrays() -> None:
     reused = SingleAgentEnv(opponents=["random", "random"], copy=False)
     # gymnasium's checker requires new arrays every call: copy=False departs from it on purpose
     with pytest.raises(AssertionError, match="share an object"):
-        check_env(SingleAgentEnv(opponents=["random"], copy=False, illegal_penalty=-1.0), skip_render_check=True)
+        check_env(SingleAgentEnv(opponents=["random"], copy=False), skip_render_check=True)
     obs_a, info_a = fresh.reset(seed=4)
     obs_b, info_b = reused.reset(seed=4)
     first = obs_b["observation"]

@@ -19,10 +19,21 @@ see only their own views. They play until the learner's next decision or the end
   drawn per reset, since the first seat wins more often) and the bots' seeds come
   from the environment's own generator, seeded by ``s`` too.
 * ``step()`` before ``reset()`` raises ``RuntimeError``.
-* An action outside the mask raises ``ValueError`` by default. With
-  ``illegal_penalty=x`` it changes nothing instead, and the step returns reward
-  ``x`` and ``info["illegal_action"] = True`` (so that samplers that ignore the mask,
-  such as the env checkers, can step).
+* An action outside the mask (any element of the action space may be stepped, as
+  Gymnasium expects) ends the episode by default, PettingZoo's classic convention: the
+  step returns reward ``illegal_reward`` (-1), ``terminated=True``, an all-zero mask,
+  ``info["illegal_action"] = True`` and ``info["illegal_reason"]`` saying why; the game
+  is left as it was. ``strict=True`` raises ``ValueError`` instead (and changes
+  nothing); ``illegal_penalty=x`` makes it a no-op with reward ``x`` (the episode goes
+  on). So ``gymnasium.utils.env_checker.check_env`` and SB3's ``check_env`` pass with
+  the default arguments.
+* After the game's end every mask is all zeros (nothing is legal). In a
+  ``gymnasium.vector.SyncVectorEnv`` (``vectorization_mode="sync"``, next-step
+  autoreset) a row whose episode ended shows that all-zero mask until the next
+  ``step()`` resets it, and that step's action for the row is ignored: a masked
+  sampler must give such rows any action (e.g. 0) rather than sample from an empty
+  mask. The batched ``vector_entry_point`` resets in the same step, so its masks are
+  never empty.
 * Reward: +1 win, -1 loss, at the end. The turn limit (R8.2, a draw) is a
   *truncation* (reward 0, ``info["turn_limit"]``), not a termination.
 
@@ -64,6 +75,8 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         illegal_penalty: float | None = None,
         render_mode: str | None = None,
         copy: bool = True,
+        strict: bool = False,
+        illegal_reward: float = -1.0,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -79,6 +92,9 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
             raise ValueError(f"seat must be 0..{self.num_players - 1} or 'random', got {seat!r}")
         self.seat_option = seat
         self.illegal_penalty = illegal_penalty
+        self.strict = strict
+        self.illegal_reward = float(illegal_reward)
+        self._ended = False  # the episode ended on an illegal action
         self.render_mode = render_mode
         for spec in self.opponent_specs:
             make_bot(spec, seed=0)  # fail now (ValueError) on an unknown or unbuilt bot
@@ -154,6 +170,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         game_seed = int(seed) if seed is not None else int(rng.integers(2**63))
         self.game = Game(n, seed=game_seed, rules=self.rules)
         self.game.quiet = True  # nothing here reads events (the render shows the public table)
+        self._ended = False
         self._play_opponents()
         return self._obs(), self._info()
 
@@ -161,17 +178,22 @@ class SingleAgentEnv(gymnasium.Env[dict[str, Any], np.int64]):
         g = self.game
         if g is None:
             raise RuntimeError("step() before reset(): call reset() first")
-        if g.is_over:
+        if g.is_over or self._ended:
             raise RuntimeError("the episode is over: call reset()")
         aid = int(action)
         if aid not in self._legal:
-            if self.illegal_penalty is None:
-                raise ValueError(f"action {aid} ({describe_id(aid) if 0 <= aid < NUM_ACTIONS else 'out of range'}) "
-                                 f"is not legal now; the legal actions are {self._legal} (use the action_mask, or "
-                                 "illegal_penalty=... to make an illegal action a penalised no-op)")
+            why = (f"action {aid} ({describe_id(aid) if 0 <= aid < NUM_ACTIONS else 'out of range'}) is not legal "
+                   f"now; the legal actions are {self._legal}")
+            if self.strict:
+                raise ValueError(f"{why} (use the action_mask; strict=False ends the episode with a penalty instead)")
             info = self._info()
             info["illegal_action"] = True
-            return self._obs(), float(self.illegal_penalty), False, False, info
+            info["illegal_reason"] = why
+            if self.illegal_penalty is not None:  # a penalised no-op: the episode goes on
+                return self._obs(), float(self.illegal_penalty), False, False, info
+            self._ended = True
+            self._legal = []
+            return self._obs(), self.illegal_reward, True, False, info
         g.apply_id(aid, check=False)
         self._play_opponents()
         if not g.over:
