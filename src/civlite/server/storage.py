@@ -29,6 +29,7 @@ from sqlalchemy import (
     Integer,
     String,
     UniqueConstraint,
+    bindparam,
     create_engine,
     event,
     func,
@@ -44,6 +45,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 from ..engine import GameRecord, RuleSet, action_from_json
 
 CHANNEL = "civlite"
+#: a process's heartbeat: its leases hold until ``expires``
+_HEARTBEAT = ("INSERT INTO lease_owners (owner, expires) VALUES (:me, now() + make_interval(secs => :ttl)) "
+              "ON CONFLICT (owner) DO UPDATE SET expires = EXCLUDED.expires")
 
 
 class Base(DeclarativeBase):
@@ -301,6 +305,7 @@ class Store:
                 s.execute(update(TableRow).where(TableRow.id == rematch_of, TableRow.rematch.is_(None))
                           .values(rematch=id))
             if lease is not None and self.is_postgres:
+                s.execute(text(_HEARTBEAT), {"me": lease[0], "ttl": lease[1]})
                 s.execute(text("INSERT INTO table_leases (table_id, owner, expires) "
                                "VALUES (:id, :me, now() + make_interval(secs => :ttl))"),
                           {"id": id, "me": lease[0], "ttl": lease[1]})
@@ -372,21 +377,36 @@ class Store:
         return seats
 
     # -- leases (PostgreSQL) ----------------------------------------------------------
+    # A table's lease names its owner (a process); it holds while the owner's heartbeat in
+    # lease_owners does. A round renews the heartbeat (one row, whatever the number of tables)
+    # and writes lease rows only to claim tables: held ones are only read.
     def claim_leases(self, owner: str, ids: Sequence[str], ttl: float, release: Sequence[str] = ()) -> set[str]:
-        """Renew ``owner``'s leases on ``ids`` and claim those that lapsed (times are the
-        database's, so the processes' clocks do not matter); returns the ids ``owner`` holds.
-        ``release``: tables whose leases ``owner`` gives up (evicted, or their game is over)."""
+        """Renew ``owner``'s heartbeat and claim the leases on ``ids`` that are free or whose
+        owner's heartbeat lapsed (times are the database's, so the processes' clocks do not
+        matter); returns the ids ``owner`` holds. ``release``: tables whose leases ``owner``
+        gives up (evicted, or their game is over)."""
         with self.engine.begin() as conn:
+            conn.execute(text(_HEARTBEAT), {"me": owner, "ttl": ttl})
             got: set[str] = set()
             if ids:
-                got = set(conn.execute(text(
-                    "INSERT INTO table_leases (table_id, owner, expires) "
-                    "SELECT t, :me, now() + make_interval(secs => :ttl) FROM unnest(CAST(:ids AS text[])) AS t "
-                    "ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, expires = EXCLUDED.expires "
-                    "WHERE table_leases.owner = EXCLUDED.owner OR table_leases.expires < now() "
-                    "RETURNING table_id"), {"me": owner, "ttl": ttl, "ids": sorted(ids)}).scalars())
-                # sorted: every process locks lease rows in one order, so two processes' rounds
-                # over the same tables cannot deadlock (PostgreSQL would abort one of them)
+                held: dict[str, bool] = dict(conn.execute(text(
+                    "SELECT l.table_id, l.owner = :me OR o.expires IS NULL OR o.expires < now() "
+                    "FROM table_leases l LEFT JOIN lease_owners o ON o.owner = l.owner "
+                    "WHERE l.table_id = ANY(CAST(:ids AS text[]))"), {"me": owner, "ids": list(ids)}).all())
+                # only the tables that are free, or whose owner is gone, are written
+                want = sorted(t for t in ids if held.get(t, True))
+                mine = {t for t in ids if held.get(t)}
+                if want:
+                    got = set(conn.execute(text(
+                        "INSERT INTO table_leases (table_id, owner, expires) "
+                        "SELECT t, :me, now() + make_interval(secs => :ttl) FROM unnest(CAST(:ids AS text[])) AS t "
+                        "ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, expires = EXCLUDED.expires "
+                        "WHERE table_leases.owner = EXCLUDED.owner OR NOT EXISTS (SELECT 1 FROM lease_owners o "
+                        "WHERE o.owner = table_leases.owner AND o.expires >= now()) "
+                        "RETURNING table_id"), {"me": owner, "ttl": ttl, "ids": want}).scalars())
+                    # sorted: every process locks lease rows in one order, so two processes' rounds
+                    # over the same tables cannot deadlock (PostgreSQL would abort one of them)
+                got |= {t for t in mine if t not in want}
             if release:
                 conn.execute(text("DELETE FROM table_leases WHERE owner = :me AND table_id = ANY(CAST(:ids AS text[]))"),
                              {"me": owner, "ids": list(release)})
@@ -395,13 +415,15 @@ class Store:
     def release_leases(self, owner: str) -> None:
         with self.engine.begin() as conn:
             conn.execute(text("DELETE FROM table_leases WHERE owner = :me"), {"me": owner})
+            conn.execute(text("DELETE FROM lease_owners WHERE owner = :me"), {"me": owner})
 
     def orphaned_tables(self, limit: int = 20) -> list[str]:
-        """Unfinished tables whose lease lapsed (their process died, or let them go)."""
+        """Unfinished tables whose owner's heartbeat lapsed (its process died)."""
         with self.engine.connect() as conn:
             return list(conn.execute(text(
-                "SELECT l.table_id FROM table_leases l JOIN tables t ON t.id = l.table_id "
-                "WHERE l.expires < now() AND t.status = 'playing' ORDER BY l.expires LIMIT :n"), {"n": limit}).scalars())
+                "SELECT l.table_id FROM lease_owners o JOIN table_leases l ON l.owner = o.owner "
+                "JOIN tables t ON t.id = l.table_id WHERE o.expires < now() AND t.status = 'playing' "
+                "ORDER BY o.expires, l.table_id LIMIT :n"), {"n": limit}).scalars())
 
     # -- actions ------------------------------------------------------------------
     def load_actions(self, table_id: str, after: int = 0) -> list[StoredAction]:
@@ -425,19 +447,18 @@ class Store:
         for a in batch:
             if a.table_id not in last or a.seq > last[a.table_id].seq:
                 last[a.table_id] = a
-        for a in last.values():
-            values: dict[str, Any] = {"num_actions": a.seq}
-            if a.turn is not None:
-                values["turn"] = a.turn
-            if a.table_id in humans:  # someone played here: the table is not abandoned
-                values["active_at"] = now
-            if a.over:
-                values.update(status="over", winner=a.winner)
-            conn.execute(update(TableRow).where(TableRow.id == a.table_id).values(**values))
+        # one statement for every table of the batch (executemany: pipelined by psycopg), and one
+        # for all their notices: a round trip to PostgreSQL each, whatever the batch's size
+        conn.execute(text(
+            "UPDATE tables SET num_actions = :n, turn = coalesce(:turn, turn), active_at = coalesce(:active, active_at), "
+            "status = CASE WHEN :over THEN 'over' ELSE status END, winner = CASE WHEN :over THEN :winner ELSE winner END "
+            "WHERE id = :id").bindparams(bindparam("active", type_=DateTime(timezone=True))),
+            [{"id": a.table_id, "n": a.seq, "turn": a.turn, "over": a.over, "winner": a.winner,
+              # someone played here: the table is not abandoned
+              "active": now if a.table_id in humans else None} for a in last.values()])
         if self.is_postgres:  # one notice per table: listeners load every action after the one they have
-            for a in last.values():
-                conn.execute(text("SELECT pg_notify(:ch, :payload)"),
-                             {"ch": CHANNEL, "payload": f"{a.table_id}:{a.seq}:{self.origin}"})
+            conn.execute(text("SELECT pg_notify(:ch, p) FROM unnest(CAST(:ps AS text[])) AS p"),
+                         {"ch": CHANNEL, "ps": [f"{a.table_id}:{a.seq}:{self.origin}" for a in last.values()]})
 
     def append(self, a: Append) -> None:
         """Commit one action; raises :class:`ConflictError` when its number or client id is taken."""
