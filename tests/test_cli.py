@@ -72,7 +72,9 @@ def test_demo_prints_a_game_citing_rules() -> None:
     run = civlite("demo", "--players", "3", "--seed", "4")
     assert run.returncode == 0, run.stderr
     assert "R4.1" in run.stdout and ("wins" in run.stdout or "draw" in run.stdout)
-    head = run.stdout.splitlines()[1:3]  # the log opens with the first turn and its Rise
+    lines = run.stdout.splitlines()
+    assert all(line.startswith(f"seat {p} was dealt ") for p, line in enumerate(lines[1:4]))  # the deal
+    head = lines[4:6]  # then the log opens with the first turn and its Rise
     assert "turn 1 · seat 0" in head[0] and head[1].startswith("R4.1 seat 0 drew 2 cards")
     again = civlite("demo", "--players", "3", "--seed", "4")
     assert again.stdout == run.stdout

@@ -89,13 +89,13 @@ def scenario(file: Annotated[Path, typer.Argument(help="scenario file (SCENARIOS
 
 @app.command()
 def demo(
-    players: Annotated[int, typer.Option("--players", "-p", help="number of players (2-8)")] = 3,
-    seed: Annotated[int, typer.Option(help="random seed of the game")] = 1,
+    players: Annotated[int, typer.Option("--players", "-p", help="number of players (2-8)")] = 2,
+    seed: Annotated[int, typer.Option(help="random seed of the game (the deal Game(players, seed=S) deals)")] = 1,
     rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
     bots: Annotated[str, typer.Option(help="comma-separated bot specs, one per seat or one for all")] = "random",
 ) -> None:
-    """Play one seeded game between bots and print it turn by turn, citing the rules."""
-    from .engine import Event, Game
+    """Play one seeded game between bots and print the dealt hands, then the game turn by turn, citing the rules."""
+    from .engine import CARDS, Event, Game
 
     rs = load_rules(rules)
     try:
@@ -105,6 +105,12 @@ def demo(
     policies = _policies(bots, players, seed)
     out = Console()
     out.rule(f"Civ Lite: {players} players, seed {seed}, rules {rs.name!r}")
+    # the deal (one seed, one deal: the same hands as every interface's reset(seed=S)); seat 0's
+    # first Rise draw follows in the log
+    rise = [c for e in game.opening_events if e.kind == "draw" for c in e.secret]
+    for p, hand in enumerate(game.hands):
+        dealt = [c for c in hand if c not in rise] if p == 0 else hand
+        out.print(f"seat {p} was dealt {', '.join(CARDS[c].name for c in dealt)}", highlight=False)
 
     def show(events: Sequence[Event]) -> None:
         for ev in events:

@@ -13,7 +13,7 @@ gymnasium = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
-from civlite.engine import COMPILED, NUM_ACTIONS, Game, RuleSet  # noqa: E402
+from civlite.engine import CARDS, COMPILED, NUM_ACTIONS, Game, RuleSet  # noqa: E402
 from civlite.rl.encoding import encode_game, encode_view, obs_size  # noqa: E402
 from civlite.rl.gymnasium import ENV_ID, SingleAgentEnv  # noqa: E402
 from civlite.rl.pettingzoo import env, raw_env  # noqa: E402
@@ -154,8 +154,11 @@ def test_demo_replays_the_seeded_deal() -> None:
     env5 = raw_env(players=2)
     env5.reset(seed=5)
     rise = next(e for e in env5.game.opening_events if e.kind == "draw").describe()  # the first Rise, whole truth
-    out = CliRunner().invoke(app, ["demo", "--seed", "5", "--players", "2"]).output
+    out = CliRunner().invoke(app, ["demo", "--seed", "5"]).output  # 2 players by default
     assert rise in out
+    names = [[CARDS[c].name for c in h] for h in env5.game.hands]
+    assert f"seat 1 was dealt {', '.join(names[1])}" in out  # the dealt hands, as reset(seed=5) deals them
+    assert f"seat 0 was dealt {', '.join(names[0][:5])}" in out
 
 
 def test_observation_is_the_view_only() -> None:
