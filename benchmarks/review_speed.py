@@ -8,6 +8,8 @@ in which seat 0 makes 28 to 32 decisions; each is reviewed for seat 0 with
 Memory: the peak of Python allocations (tracemalloc) while rating one decision, and while
 reviewing a whole game in one process, at the budget and at ten times it: the search of a
 decision is freed before the next, so the whole game's peak stays near one decision's.
+Stability: the first game reviewed again with another search seed; the share of its decisions
+(those with more than one option) that get the same mark, and the mean difference of losses.
 The machine's load average is recorded beside the times (other work shares the cores).
 """
 
@@ -63,15 +65,22 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     recs = records(args.games)
     rows = []
+    reviews = []
     for rec in recs:
         load = os.getloadavg()[0]
         t0 = time.perf_counter()
         review = review_record(rec, 0, budget=args.budget, workers=args.workers)
         dt = time.perf_counter() - t0
+        reviews.append(review)
         rows.append({"seed": rec.seed, "decisions": len(review.decisions), "seconds": round(dt, 2),
                      "load_before": round(load, 2)})
         print(f"seed {rec.seed}: {len(review.decisions)} decisions in {dt:.1f} s (load {load:.1f})",
               file=sys.stderr)
+    again = review_record(recs[0], 0, budget=args.budget, seed=1, workers=args.workers)
+    pairs = [(a, b) for a, b in zip(reviews[0].decisions, again.decisions, strict=True) if not a.forced]
+    stability = {"decisions": len(pairs),
+                 "same_mark": round(sum(a.mark == b.mark for a, b in pairs) / len(pairs), 3),
+                 "mean_loss_difference": round(sum(abs(a.loss - b.loss) for a, b in pairs) / len(pairs), 4)}
     # memory: one decision (the first action decision past turn 4) and a whole game in-process
     rec = recs[0]
     game = rec.initial()
@@ -85,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     mem[f"game_mb_{args.budget}"] = round(peak(lambda: review_record(rec, 0, budget=args.budget, workers=1)), 2)
     times = [r["seconds"] for r in rows]
     result = {"budget": args.budget, "workers": args.workers, "cpus": os.cpu_count(), "games": rows,
-              "median_seconds": statistics.median(times), "max_seconds": max(times), "memory": mem}
+              "median_seconds": statistics.median(times), "max_seconds": max(times), "memory": mem,
+              "stability": stability}
     text = json.dumps(result, indent=1)
     print(text)
     if args.json is not None:

@@ -134,14 +134,18 @@ class ChampionBot(Bot):
                     best, key = a, k
         return best
 
-    def option_values(self, view: View, options: Sequence[Sequence[int]], iterations: int) -> list[tuple[float, int]]:
+    def option_values(self, view: View, options: Sequence[Sequence[int]], iterations: int,
+                      keep: Sequence[int] = (), finalists: int = 4) -> list[tuple[float, int]]:
         """Estimate each option (a sequence of compact steps for ``view.seat``: one id, or a
         discard's steps) as ``(mean result for the seat, visits)``.
 
-        Iterations go round-robin over the options; each deals one world from ``view`` and
-        every option is played in a copy of it (the same deal and chance seed, so that
-        options are compared on the same worlds), then searched below as by :meth:`search`
-        (a tree of its own per option). Uses nothing but ``view`` and this bot's random source.
+        Each round deals one world from ``view`` and plays every option still in the running
+        in a copy of it (the same deal and chance seed, so that options are compared on the
+        same worlds), then searches below as :meth:`search` does (a tree of its own per
+        option). Half the iterations go to every option alike; the other half to the
+        ``finalists`` best so far and the options of ``keep`` (indices: the one a review
+        compares), so that the estimates that decide a comparison are the steadiest. Uses
+        nothing but ``view`` and this bot's random source.
         """
         assert view.seat is not None
         if not options:
@@ -151,19 +155,27 @@ class ChampionBot(Bot):
         roots = [_Node(seat) for _ in options]
         totals = [0.0] * len(options)
         visits = [0] * len(options)
-        rounds = max(1, -(-iterations // len(options)))
+        k = len(options)
+        everyone = list(range(k))
+        first = max(1, -(-iterations // (2 * k))) if k > finalists else max(1, -(-iterations // k))
         collecting = gc.isenabled()
         gc.disable()
         try:
-            for _ in range(rounds):
+            spent = 0
+            running = everyone
+            while spent < iterations or spent == 0:
+                if running is everyone and visits[0] >= first and k > finalists:
+                    best = sorted(everyone, key=lambda i: (-totals[i] / visits[i], i))[:finalists]
+                    running = sorted(set(best) | {i for i in keep if 0 <= i < k})
                 world = sample_world(view, rng)
                 chance = rng.getrandbits(64)
-                for i, steps in enumerate(options):
+                for i in running:
                     w = world.clone_fast(random.Random(chance))
-                    for aid in steps:
+                    for aid in options[i]:
                         w.apply_id(aid, check=False)
                     totals[i] += self._iterate(roots[i], w)[seat]
                     visits[i] += 1
+                spent += len(running)
         finally:
             if collecting:
                 gc.enable()

@@ -195,7 +195,8 @@ def rate_view(view: View, budget: int = DEFAULT_BUDGET, seed: int = 0,
         world.discard_for_ids(steps) if world.is_discard_decision else world.action_for_id(steps[0])
         for steps in options
     ]
-    values = bot.option_values(view, options, budget)
+    keep = [options.index(tuple(include))] if include is not None and tuple(include) in options else []
+    values = bot.option_values(view, options, budget, keep=keep)
     rated = [Option(steps=s, action=a, label=label(a, view.rules, view.pending.kind), win=min(1.0, max(0.0, v)), visits=n)
              for s, a, (v, n) in zip(options, actions, values, strict=True)]
     rated.sort(key=lambda o: (-o.win, o.steps))
