@@ -11,8 +11,9 @@ result does not depend on how many run, since each decision's search has a seed 
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -134,7 +135,16 @@ def rated_decisions(record: GameRecord, seat: int, budget: int = DEFAULT_BUDGET,
 
 def _run(tasks: list[_Task], workers: int | None, executor: Executor | None) -> Iterator[RatedDecision]:
     if executor is not None:
-        yield from executor.map(_rate, tasks)
+        # at most ``workers`` decisions in the pool at a time (default 2), so that a shared pool
+        # (a server's bot workers) keeps room for other work between them
+        window = max(1, workers if workers is not None else 2)
+        pending: deque[Future[RatedDecision]] = deque()
+        for t in tasks:
+            pending.append(executor.submit(_rate, t))
+            if len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
         return
     n = min(MAX_WORKERS, workers if workers is not None else (os.cpu_count() or 1), len(tasks))
     if n <= 1:
