@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +110,21 @@ def test_a_crashed_app_exits_non_zero(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(CivliteApp, "run", crash)
     result = runner.invoke(app, ["play", "--seats", "human,random"])
     assert result.exit_code == 1
+
+
+def test_continue_names_the_saves_it_skips_and_why(launched: list[Any], save_dir: Path) -> None:
+    begun = Session.new([SeatSpec("human", "ann"), SeatSpec("random")], seed=1)
+    begun.apply(begun.game.legal_actions()[0])
+    begun.save(save_dir / "civlite-20260101-000000.json")
+    (save_dir / "civlite-20260102-000000.json").write_text("{", encoding="utf-8")  # corrupt
+    Session.new([SeatSpec("human", "ann"), SeatSpec("random")], seed=2).save(save_dir / "civlite-20260103-000000.json")
+    for age, day in enumerate(["01", "02", "03"]):
+        os.utime(save_dir / f"civlite-202601{day}-000000.json", (1_000_000 + age, 1_000_000 + age))
+    result = runner.invoke(app, ["play", "--continue"])
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "--continue skipped civlite-20260103-000000.json: quit before any player moved" in out
+    assert "--continue skipped civlite-20260102-000000.json: cannot be read (" in out
+    (a,) = launched
+    assert a.session.save_path == save_dir / "civlite-20260101-000000.json"
+    assert any("20260102" in n for n in a.session.notices)  # said again at the table

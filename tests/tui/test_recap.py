@@ -4,6 +4,8 @@ shows nothing of the previous turn, and the outgoing player sees its outcome fir
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from civlite.engine import Card, Event
 from civlite.tui import CivliteApp, SeatSpec, Session
 from civlite.tui.recap import event_line, recap, since_last_turn
@@ -159,3 +161,32 @@ def test_names_are_cut_after_a_whole_word() -> None:
     assert fit_name("▶1 bot heuristic", 17) == "▶1 bot heuristic"
     assert fit_name("▶1 Alexandra of Macedon", 17) == "▶1 Alexandra of…"
     assert fit_name("▶1 Supercalifragilistic", 12) == "▶1 Supercal…"
+
+
+@run_async
+async def test_a_failed_save_offers_another_file(tmp_path: Path) -> None:
+    from civlite.engine import GameRecord
+    from civlite.tui.screens import SaveAsScreen
+
+    s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
+    s.save_path = Path("/proc/nope/x.json")
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        assert s.save_error is not None
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, SaveAsScreen) and "cannot save to /proc/nope/x.json" in screen_text(app)
+        box = app.screen.query_one("#save-path")
+        box.value = "/proc/nope/y.json"  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SaveAsScreen) and "/proc/nope/y.json" in screen_text(app)  # asked again
+        app.screen.query_one("#save-path").value = str(tmp_path / "other.json")  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert s.save_path == tmp_path / "other.json" and s.save_error is None
+        await pilot.press("1")  # the saves after every move go there now
+        await pilot.pause()
+        assert GameRecord.load(tmp_path / "other.json").actions == s.game.actions

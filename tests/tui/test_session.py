@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from civlite.tui.session import (
     last_unfinished,
     loggable,
     new_autosave_path,
+    unfinished_games,
 )
 
 from .helpers import FAST, action_state, meld_state, session_at
@@ -239,7 +241,17 @@ def test_last_unfinished_game(tmp_path: Path) -> None:
         over.apply(over.bot_action())
     over.save(tmp_path / "civlite-1-over.json")
     on = Session.new(HUMAN_BOT, seed=3)
+    while on.to_move is not None and on.is_bot(on.to_move):
+        on.apply(on.bot_action())
+    on.apply(on.game.legal_actions()[0])  # a player has moved
     on.save(tmp_path / "civlite-0-on.json")
     (tmp_path / "civlite-2-broken.json").write_text("{", encoding="utf-8")
+    Session.new(HUMAN_BOT, seed=4).save(tmp_path / "civlite-3-not-begun.json")  # quit before its first move
+    for age, name in enumerate(["1-over", "0-on", "2-broken", "3-not-begun"]):  # saved in this order
+        os.utime(tmp_path / f"civlite-{name}.json", (1_000_000 + age, 1_000_000 + age))
     assert last_unfinished(tmp_path) == tmp_path / "civlite-0-on.json"
+    found, skipped = unfinished_games(tmp_path)
+    assert found == tmp_path / "civlite-0-on.json"
+    assert skipped[0] == "civlite-3-not-begun.json: quit before any player moved"
+    assert skipped[1].startswith("civlite-2-broken.json: cannot be read (") and len(skipped) == 2
     assert new_autosave_path(tmp_path).parent == tmp_path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 from typing import ClassVar
 
 from rich.markdown import Markdown as RichMarkdown
@@ -12,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Header, Label, Static
+from textual.widgets import Button, Footer, Header, Input, Label, Static
 
 from ..engine import Card
 from .choices import hand_by_suit
@@ -109,6 +110,39 @@ class TurnOverScreen(ModalScreen[None]):
             yield Static(text, id="turn-over-text")
 
     def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class SaveAsScreen(ModalScreen["Path | None"]):
+    """Saving failed: say why and offer another file (enter saves there, esc cancels)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, why: str, offer: Path) -> None:
+        super().__init__()
+        self.why = why
+        self.offer = offer
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="save-box") as box:
+            box.border_title = "Save the game to another file"
+            yield Static(Text(self.why, style="bold red"), id="save-why")
+            yield Input(value=str(self.offer), id="save-path")
+            yield Static(Text.assemble(("enter", "bold"), " saves there (and after every move from now on), ",
+                                       ("esc", "bold"), " cancels"), id="save-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#save-path", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if not text:
+            self.app.bell()
+            return
+        self.dismiss(Path(text).expanduser())
+
+    def action_cancel(self) -> None:
         self.dismiss(None)
 
 

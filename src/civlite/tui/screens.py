@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .dialogs import DiscardScreen, HelpScreen, PassScreen, QuitScreen, TurnOverScreen
+from .dialogs import DiscardScreen, HelpScreen, PassScreen, QuitScreen, SaveAsScreen, TurnOverScreen
 from .options import REPLAY_KEYS, SPEEDS, TABLE_KEYS
 from .replay import ReplayScreen
 from .setup import KIND_OPTIONS, MAX_SEATS, SetupScreen
@@ -10,5 +10,5 @@ from .table import ResultsScreen, TableScreen
 
 __all__ = [
     "KIND_OPTIONS", "MAX_SEATS", "REPLAY_KEYS", "SPEEDS", "TABLE_KEYS", "DiscardScreen", "HelpScreen", "PassScreen",
-    "QuitScreen", "ReplayScreen", "ResultsScreen", "SetupScreen", "TableScreen", "TurnOverScreen",
+    "QuitScreen", "ReplayScreen", "ResultsScreen", "SaveAsScreen", "SetupScreen", "TableScreen", "TurnOverScreen",
 ]

@@ -20,10 +20,30 @@ from .recap import event_line
 from .seats import BOT_LEVELS, BOT_PREFIX, HUMAN, SeatError, SeatSpec, bot_error, parse_seats, seat_names
 
 __all__ = [
-    "BOT_LEVELS", "BOT_PREFIX", "HUMAN", "Choice", "Replay", "SeatError", "SeatSpec", "Session", "autosave_dir",
-    "bot_error", "check_discard", "check_meld", "check_pay", "check_writable", "choices_for", "event_line",
-    "hand_by_suit", "last_unfinished", "loggable", "meld_possible", "new_autosave_path", "parse_seats",
+    "BOT_LEVELS",
+    "BOT_PREFIX",
+    "HUMAN",
+    "Choice",
+    "Replay",
+    "SeatError",
+    "SeatSpec",
+    "Session",
+    "autosave_dir",
+    "bot_error",
+    "check_discard",
+    "check_meld",
+    "check_pay",
+    "check_writable",
+    "choices_for",
+    "event_line",
+    "hand_by_suit",
+    "last_unfinished",
+    "loggable",
+    "meld_possible",
+    "new_autosave_path",
+    "parse_seats",
     "seat_names",
+    "unfinished_games",
 ]
 
 
@@ -64,20 +84,47 @@ def new_autosave_path(directory: Path | None = None) -> Path:
     return path
 
 
-def last_unfinished(directory: Path | None = None) -> Path | None:
-    """The most recently saved game in the autosave directory that is not over, if any."""
+def _not_begun(record: GameRecord) -> bool:
+    """Whether no player (no human seat) has moved yet in ``record`` (a bots-only game: no move at all)."""
+    humans = {i for i, n in enumerate(record.players) if not n.startswith(BOT_PREFIX)}
+    if not humans:
+        return not record.actions
+    g = record.initial()
+    for a in record.actions:
+        if g.to_move in humans:
+            return False
+        g.apply(a)
+    return True
+
+
+def unfinished_games(directory: Path | None = None) -> tuple[Path | None, list[str]]:
+    """The most recently saved game in the autosave directory that is not over and in which a
+    player has made a move, and why each newer file was passed over (``"civlite-....json: not a
+    civlite record ..."``)."""
     d = directory or autosave_dir()
     try:
         files = sorted(d.glob("civlite-*.json"), key=lambda f: f.stat().st_mtime, reverse=True)
     except OSError:
-        return None
+        return None, []
+    skipped: list[str] = []
     for f in files[:20]:
         try:
-            if not GameRecord.load(f).replay().is_over:
-                return f
-        except (RecordError, ValueError, OSError):
-            continue
-    return None
+            record = GameRecord.load(f)
+            if record.replay().is_over:
+                why = "the game is over"
+            elif _not_begun(record):
+                why = "quit before any player moved"
+            else:
+                return f, skipped
+        except (RecordError, ValueError, OSError) as e:
+            why = f"cannot be read ({e})"
+        skipped.append(f"{f.name}: {why}")
+    return None, skipped
+
+
+def last_unfinished(directory: Path | None = None) -> Path | None:
+    """The game :func:`unfinished_games` finds, if any."""
+    return unfinished_games(directory)[0]
 
 
 def loggable(events: Sequence[Event]) -> list[Event]:

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Header, Static
 
 from ..engine import Card, GameRecord, IllegalActionError, Pass, StaleDecisionError
 from .choices import choices_for, meld_possible
-from .dialogs import DiscardScreen, HelpScreen, PassScreen, TurnOverScreen
+from .dialogs import DiscardScreen, HelpScreen, PassScreen, SaveAsScreen, TurnOverScreen
 from .options import TABLE_KEYS, BotDelayChanged, step_speed
 from .recap import recap, since_last_turn
 from .review import show_hint, show_review
@@ -301,7 +301,7 @@ class TableScreen(CompactLayout, Screen[None]):
     def _report_save_error(self) -> None:
         err = self.session.save_error
         if err and err != self._save_error_shown:
-            self.notify(err + " (s tries again)", severity="error", title="Not saved", timeout=10)
+            self.notify(err + " (s saves it to another file)", severity="error", title="Not saved", timeout=10)
         self._save_error_shown = err
 
     def _handed_over(self, seat: int) -> None:
@@ -322,6 +322,8 @@ class TableScreen(CompactLayout, Screen[None]):
         log.clear()
         you = f"You are {self.session.label(self.viewer)} (seat {self.viewer})" if self.viewer is not None else "Watching"
         log.write(Text(f"A game of {g.num_players} seats, rules {g.rules.name!r}. {you}.", style="grey62"))
+        for note in self.session.notices:  # what resuming it said (no secret: files and settings)
+            log.write(Text(note, style="yellow"))
         for line in self.session.log_lines(self.viewer, you=True):
             log.add_line(line)
 
@@ -451,16 +453,34 @@ class TableScreen(CompactLayout, Screen[None]):
         self.refresh_table()
 
     def action_save(self) -> None:
-        path = self.session.save_path or new_autosave_path(self.autosave_dir)
-        try:
-            self.session.save(path)
-        except OSError as e:
-            self.notify(f"cannot save to {path}: {e.strerror}", severity="error")
+        """Save now; when saving to the game's file fails (or failed after a move), ask for another."""
+        s = self.session
+        path = s.save_path or new_autosave_path(self.autosave_dir)
+        if s.save_error is not None:
+            self._ask_save_path(path, s.save_error)
             return
-        self.session.save_path = path
-        self.session.save_error = None
+        self._save_to(path)
+
+    def _save_to(self, path: Path | None) -> None:
+        if path is None:  # the question was cancelled
+            return
+        s = self.session
+        try:
+            s.save(path)
+        except OSError as e:
+            self._ask_save_path(path, f"cannot save to {path}: {e.strerror or e}")
+            return
+        s.save_path = path  # the saves after every move go there from now on
+        s.save_error = None
         self._save_error_shown = None
         self.notify(f"saved to {path} (civlite replay {path})", title="Saved")
+
+    def _ask_save_path(self, failed: Path, why: str) -> None:
+        """Another file to save to: the user data dir's next file, or the working directory's."""
+        offer = new_autosave_path(self.autosave_dir)
+        if offer.parent == failed.parent:
+            offer = Path.cwd() / failed.name
+        self.app.push_screen(SaveAsScreen(why, offer), callback=self._save_to)
 
     def action_new_game(self) -> None:
         if self.session.game.is_over:
