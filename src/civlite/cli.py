@@ -89,13 +89,13 @@ def scenario(file: Annotated[Path, typer.Argument(help="scenario file (SCENARIOS
 
 @app.command()
 def demo(
-    players: Annotated[int, typer.Option("--players", "-p", help="number of players (2-8)")] = 3,
-    seed: Annotated[int, typer.Option(help="random seed of the game")] = 1,
+    players: Annotated[int, typer.Option("--players", "-p", help="number of players (2-8)")] = 2,
+    seed: Annotated[int, typer.Option(help="random seed of the game (the deal Game(players, seed=S) deals)")] = 1,
     rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
     bots: Annotated[str, typer.Option(help="comma-separated bot specs, one per seat or one for all")] = "random",
 ) -> None:
-    """Play one seeded game between bots and print it turn by turn, citing the rules."""
-    from .engine import Event, Game
+    """Play one seeded game between bots and print the dealt hands, then the game turn by turn, citing the rules."""
+    from .engine import CARDS, Event, Game
 
     rs = load_rules(rules)
     try:
@@ -105,6 +105,12 @@ def demo(
     policies = _policies(bots, players, seed)
     out = Console()
     out.rule(f"Civ Lite: {players} players, seed {seed}, rules {rs.name!r}")
+    # the deal (one seed, one deal: the same hands as every interface's reset(seed=S)); seat 0's
+    # first Rise draw follows in the log
+    rise = [c for e in game.opening_events if e.kind == "draw" for c in e.secret]
+    for seat, hand in enumerate(game.hands):
+        dealt = [c for c in hand if c not in rise] if seat == 0 else hand
+        out.print(f"seat {seat} was dealt {', '.join(CARDS[c].name for c in dealt)}", highlight=False)
 
     def show(events: Sequence[Event]) -> None:
         for ev in events:
@@ -334,6 +340,49 @@ def sim(
     simcli.sim_command(bots=bots, players=players, games=games, seed=seed, rules=load_rules(rules),
                        workers=workers, backend=backend, ray_address=ray_address, out=out,
                        json_out=json_out, fail=_fail, resume=resume, force=force)
+
+
+@app.command()
+def export(
+    run: Annotated[Path, typer.Argument(help="a civlite sim run (its --out folder, or its games.jsonl)")],
+    out: Annotated[Path, typer.Option(help="output folder (decisions.parquet)")] = Path("dataset"),
+) -> None:
+    """Write a run's games as Parquet, one row per decision: seat, numeric view, legal mask, action, outcome."""
+    try:
+        from .rl.dataset import export_run
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise _fail(f"export needs numpy and pyarrow: pip install 'civlite[rl]' ({e})") from None
+    from .engine import RecordError
+
+    if not run.exists():
+        raise _fail(f"{run}: no such run (give a civlite sim --out folder or its games.jsonl)")
+    try:
+        res = export_run(run, out)
+    except (RecordError, ValueError) as e:
+        raise _fail(f"{run}: {e}") from None
+    except OSError as e:
+        raise _fail(f"{e.filename or run}: {e.strerror or e}") from None
+    err.print(f"{res.games} games, {res.rows} decisions -> {res.path}", highlight=False)
+
+
+@app.command()
+def dataset(
+    out: Annotated[Path, typer.Option(help="output folder: games/ (the records) and decisions.parquet")] = Path("dataset"),
+    games: Annotated[int, typer.Option("--games", "-n", help="number of self-play games")] = 1000,
+    players: Annotated[int, typer.Option("--players", "-p", help="players per game")] = 2,
+    bot: Annotated[str, typer.Option(help="the bot of every seat (default: hard, the best fast bot)")] = "hard",
+    seed: Annotated[int, typer.Option(help="seed of the run (game i is seeded from (seed, i))")] = 1,
+    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
+    workers: Annotated[Optional[int], typer.Option(help="worker processes (default: all cores)")] = None,
+    force: Annotated[bool, typer.Option(help="overwrite a data set already in --out")] = False,
+) -> None:
+    """Make a data set of strong self-play games in one command: simulate, then export to Parquet."""
+    from .sim import cli as simcli
+
+    simcli.sim_command(bots=bot, players=players, games=games, seed=seed, rules=load_rules(rules),
+                       workers=workers, backend="local", ray_address=None, out=out / "games",
+                       json_out=False, fail=_fail, force=force)
+    export(run=out / "games", out=out)
 
 
 @app.command()
