@@ -105,6 +105,7 @@ import pyspiel
 
 from ..engine import CARDS, NUM_ACTIONS, SUIT_OF, Event, Game, RuleSet, describe_id, sample_world
 from .encoding import encode_game, obs_size
+from .spec import EVENT_KINDS, EVENT_RECORD, EVENTS_PER_TURN
 
 __all__ = ["EVENTS_PER_TURN", "EVENT_RECORD", "GAME_TYPE", "GAME_TYPE_2P", "CivLiteGame", "CivLiteGame2P",
            "CivLiteState", "SeededChance", "game_of", "info_tensor_size"]
@@ -147,13 +148,7 @@ GAME_TYPE_2P = _game_type("python_civlite_2p", pyspiel.GameType.Utility.ZERO_SUM
 _LOADED_2P = _game_type("python_civlite", pyspiel.GameType.Utility.ZERO_SUM, _DEFAULT_RULES.min_players,
                         _DEFAULT_RULES.max_players, DEFAULTS)
 
-#: event kinds, numbered from 1 in the information state tensor (another kind: len + 1)
-EVENT_KINDS = ("activate", "discard", "draw", "draw_game", "extra_turn", "gain_ct", "look", "meld", "pass",
-               "reshuffle", "shuffle", "steal_cards", "steal_ct", "take", "turn", "win")
 _KIND_NUM = {k: i + 1 for i, k in enumerate(EVENT_KINDS)}
-EVENT_RECORD = 22
-#: the records a turn may need in the whole-game information state (the rules bound it at 15)
-EVENTS_PER_TURN = 16
 _RECORD = struct.Struct(f"<{EVENT_RECORD}f")
 #: the random source of the copies: never drawn from (every chance outcome goes through ``chance``)
 _UNUSED_RNG = random.Random(0)
