@@ -190,3 +190,21 @@ async def test_a_failed_save_offers_another_file(tmp_path: Path) -> None:
         await pilot.press("1")  # the saves after every move go there now
         await pilot.pause()
         assert GameRecord.load(tmp_path / "other.json").actions == s.game.actions
+
+
+@run_async
+async def test_you_win() -> None:
+    state = action_state()
+    state["players"][0]["ct"] = 19
+    s = session_at(state, [SeatSpec("human", "you"), SeatSpec("random")])
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        await pilot.press(str([c.key for c in s.choice_list(0)].index("basic:W") + 1))  # Greatness: 20 CT
+        await pilot.pause()
+        assert "You win with 20 CT" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "Game over: you win with 20 CT" in text and "you hold 20 CT and win" in text
+        assert "you wins" not in text and "you starts" not in text

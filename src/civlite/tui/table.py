@@ -518,14 +518,16 @@ class TableScreen(CompactLayout, Screen[None]):
         show_hint(self, view, self.names())
 
 
-def results_renderable(session: Session) -> Group:
-    """The end of a game: who won and how, the standings by CT, and every hand, now revealed."""
+def results_renderable(session: Session, reader: int | None = None) -> Group:
+    """The end of a game: who won and how, the standings by CT, and every hand, now revealed;
+    ``reader``: the seat at the screen, told in the second person ("You win")."""
     g = session.game
     v = session.view(None)
     names = session.names
     ct = [seat_ct(v, i) for i in range(v.num_players)]
     if v.winner is not None:
-        head = Text(f"{names[v.winner]} wins with {ct[v.winner]} CT on turn {v.turn} (R8.1).", style="bold green")
+        who = "You win" if v.winner == reader else f"{names[v.winner]} wins"
+        head = Text(f"{who} with {ct[v.winner]} CT on turn {v.turn} (R8.1).", style="bold green")
     else:
         head = Text(f"Turn limit reached on turn {v.turn}: a draw between "
                     f"{', '.join(names[i] for i in v.drawn)} (R8.2).", style="bold")
@@ -566,7 +568,7 @@ class ResultsScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="results-box") as box:
             box.border_title = "Game over"
-            yield Static(results_renderable(self.table.session), id="results")
+            yield Static(results_renderable(self.table.session, self.table.viewer), id="results")
         yield Footer()
 
     def on_mount(self) -> None:
