@@ -135,3 +135,20 @@ async def test_replay_keys(tmp_path: Path) -> None:
         await pilot.press("v")
         await pilot.pause()
         assert "Discard pile" in screen_text(app)
+
+
+@run_async
+async def test_enter_presses_a_focused_button() -> None:
+    s = session_at(meld_state(), ANN_RANDOM)
+    app = CivliteApp(s, delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        hand = sorted(s.view(0).hand)
+        await burst(pilot, "p", "space", "down", "space")
+        confirm = panel(app).query_one("#confirm")
+        confirm.active_effect_duration = 0  # type: ignore[attr-defined]
+        confirm.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert Discard(hand[:2]) in s.game.actions

@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header, OptionList, Static
 
 from ..engine import Card, GameRecord, IllegalActionError, Pass, StaleDecisionError
 from .choices import choices_for, meld_possible
@@ -391,8 +391,9 @@ class TableScreen(CompactLayout, Screen[None]):
 
     def _decision_keys(self) -> DecisionPanel:
         """The decision panel, for a key that moves in it; skipped (the key goes on to the
-        focused widget) while the log has the focus, so that the arrows scroll the log."""
-        if isinstance(self.focused, LogPanel):
+        focused widget) while another widget than a list has the focus: the arrows scroll the
+        log, enter presses a focused button."""
+        if self.focused is not None and not isinstance(self.focused, OptionList):
             raise SkipAction()
         return self.query_one(DecisionPanel)
 
