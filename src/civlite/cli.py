@@ -268,7 +268,7 @@ def tutorial(
     """A first game that teaches: a fixed practice deal against the easy bot, each phase, ability
     and the meld explained as you meet them."""
     try:
-        from .tui.tutorial import TutorialApp
+        from .tui.app import TutorialApp
     except ImportError as e:  # pragma: no cover - depends on the install
         raise _fail(f"the terminal app needs the tui extra: pip install 'civlite[tui]' ({e})") from None
     if delay < 0:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from civlite.review.tutorial import SEED
-from civlite.tui.tutorial import TutorialApp, TutorialScreen
+from civlite.tui.app import TutorialApp
+from civlite.tui.tutorial import TutorialScreen
 
 from .helpers import SIZE, run_async, screen_text
 

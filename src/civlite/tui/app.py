@@ -15,6 +15,7 @@ from .replay import ReplayScreen
 from .session import Replay, Session, new_autosave_path
 from .setup import SetupScreen
 from .table import TableScreen
+from .tutorial import TutorialScreen, tutorial_session
 
 __all__ = ["SPEEDS", "CivliteApp", "ReplayApp"]
 
@@ -182,3 +183,15 @@ class ReplayApp(SafeApp):
 
     def on_mount(self) -> None:
         self.push_screen(ReplayScreen(self.replay))
+
+
+class TutorialApp(CivliteApp):
+    """``civlite tutorial``: the tutorial's fixed deal against the easy bot, with the coach."""
+
+    TITLE = "Civ Lite: tutorial"
+
+    def __init__(self, delay: float = 0.6, autosave_dir: Path | None = None) -> None:
+        super().__init__(tutorial_session(), delay=delay, autosave_dir=autosave_dir)
+
+    def _table(self, session: Session) -> TableScreen:
+        return TutorialScreen(session, delay=self.delay, autosave_dir=self.autosave_dir)

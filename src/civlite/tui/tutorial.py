@@ -1,14 +1,12 @@
 """``civlite tutorial``: the tutorial's fixed practice deal at the terminal table, against the
 easy bot, with the coach's notes (:mod:`civlite.review.tutorial`) shown as they come: each
 phase of a turn the first time, each ability the first time you can pay for it, the meld
-the first time you are near one. Each note is also written to your log."""
+the first time you are near one. Each note is also written to your log. The app that runs it is
+:class:`civlite.tui.app.TutorialApp` (only the app module knows the app)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..review.tutorial import PLAYERS, TUTOR_BOT, Coach, tutorial_game
-from .app import CivliteApp
 from .session import SeatSpec, Session
 from .table import TableScreen
 from .widgets import LogPanel
@@ -30,15 +28,3 @@ class TutorialScreen(TableScreen):
         for note in self.coach.notes(self.session.game):
             self.notify(note.text, title="Tutorial", timeout=25)
             self.query_one(LogPanel).add_line(f"Tutorial: {note.text}")
-
-
-class TutorialApp(CivliteApp):
-    """The terminal app on the tutorial's deal."""
-
-    TITLE = "Civ Lite: tutorial"
-
-    def __init__(self, delay: float = 0.6, autosave_dir: Path | None = None) -> None:
-        super().__init__(tutorial_session(), delay=delay, autosave_dir=autosave_dir)
-
-    def _table(self, session: Session) -> TableScreen:
-        return TutorialScreen(session, delay=self.delay, autosave_dir=self.autosave_dir)
