@@ -22,18 +22,22 @@ class _OneLineErrors(TyperGroup):
     with exit status 2, like the errors the commands raise themselves, not a framed usage box."""
 
     def invoke(self, ctx: Any) -> Any:
+        name = next(iter([*(getattr(ctx, "_protected_args", None) or ()), *ctx.args]), None)
         try:
             return super().invoke(ctx)
         except click_errors.NoArgsIsHelpError:
             raise
         except click_errors.UsageError as e:
-            raise _fail(_usage_text(e)) from None
+            command = ctx.command_path + (f" {name}" if name in self.commands else "")
+            where = getattr(e, "ctx", None)
+            if where is not None and where is not ctx:
+                command = where.command_path
+            raise _fail(_usage_text(e, command)) from None
 
 
-def _usage_text(e: Any) -> str:
+def _usage_text(e: Any, command: str) -> str:
     """``--seed must be a whole number, got 'abc'`` for a value of the wrong kind, else click's own
     message; with where to read about the command."""
-    command = e.ctx.command_path if getattr(e, "ctx", None) is not None else "civlite"
     opts = [o for o in getattr(getattr(e, "param", None), "opts", ()) if o.startswith("-")]
     cause = e.__cause__
     errors = getattr(cause, "errors", None)

@@ -72,9 +72,10 @@ def test_balance_command_end_to_end(tmp_path: Path) -> None:
     (["compare", "--edge", "much", "a", "b"], "--edge must be a number, got 'much'"),
     (["sim", "--sed", "3"], "No such option: --sed"),
     (["report"], "Missing argument"),
+    (["sim", "--games"], "Option '--games' requires an argument. (see civlite sim --help)"),
 ])
 def test_bad_arguments_are_one_line_errors(tmp_path: Path, args: list[str], words: str) -> None:
-    r = _run(*args, "--out", str(tmp_path / "never")) if args[0] != "compare" else _run(*args)
+    r = _run(args[0], "--out", str(tmp_path / "never"), *args[1:]) if args[0] != "compare" else _run(*args)
     assert r.exit_code == 2, r.output
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and words in lines[0], r.stderr
