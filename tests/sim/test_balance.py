@@ -80,3 +80,12 @@ def test_bad_arguments_are_one_line_errors(tmp_path: Path, args: list[str], word
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and words in lines[0], r.stderr
     assert not (tmp_path / "never").exists()
+
+
+def test_a_level_that_plays_like_another_is_named(tmp_path: Path) -> None:
+    from civlite.engine import RuleSet
+    from civlite.sim.balance import balance, tables_md
+
+    doc = balance(["heuristic", "policy"], 3, 3, 1, RuleSet.default(), tmp_path, workers=1, mixed=False)
+    assert [lv["same_games_as"] for lv in doc["levels"]] == [None, "heuristic"]  # policy is a 2-player network
+    assert "policy played exactly the games of heuristic" in tables_md(doc) and doc["mixed"] == []

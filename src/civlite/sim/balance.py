@@ -97,7 +97,8 @@ def balance(skills: Sequence[str], players: int, games: int, seed: int, rules: R
         raise ValueError(f"--skills {','.join(skills)}: a level is named twice")
     d = Path(out)
     names = [a.name for a in rules.abilities]
-    levels = []
+    levels: list[dict[str, Any]] = []
+    seen: list[list[Any]] = []  # each level's games, to tell when two levels play alike
     for spec in skills:
         cfg = SimConfig(bots=(spec,), players=players, games=games, seed=seed, rules=rules)
         if on_run is not None:
@@ -105,7 +106,11 @@ def balance(skills: Sequence[str], players: int, games: int, seed: int, rules: R
         res = simulate(cfg, out=d / f"self-{slug(spec)}", workers=workers, backend=backend)
         if res.interrupted:
             raise KeyboardInterrupt
-        levels.append({"bot": spec, "dir": f"self-{slug(spec)}", **level_figures(res.lines, players, names)})
+        played = [(ln["stats"]["winner"], ln["stats"]["turns"], ln["stats"]["abilities"]) for ln in res.lines]
+        same = next((lv["bot"] for lv, games_of in zip(levels, seen, strict=True) if games_of == played), None)
+        seen.append(played)
+        levels.append({"bot": spec, "dir": f"self-{slug(spec)}", "same_games_as": same,
+                       **level_figures(res.lines, players, names)})
     tables = []
     if mixed:
         mg = mixed_games or games
@@ -160,7 +165,11 @@ def tables_md(doc: dict[str, Any]) -> str:
                    f" | {others} | {lv['draws']} | {ln['turns_p50']:g} ({ln['turns_mean']:.1f}, "
                    f"{_iv(ln['turns_ci95'], False)}) | {ln['rounds_p50']:g} ({ln['rounds_mean']:.1f}, "
                    f"{_iv(ln['rounds_ci95'], False, '.2f')}) |")
-    out += ["", "`*`: the interval excludes a fair first seat.", "", "## Ability use (activations per game, 95% CI)",
+    out += ["", "`*`: the interval excludes a fair first seat."]
+    out += [f"{lv['bot']} played exactly the games of {lv['same_games_as']} at this player count (the same "
+            "moves: it is not another skill level here, e.g. a network trained for another number of players "
+            "that falls back to that bot)." for lv in doc["levels"] if lv.get("same_games_as")]
+    out += ["", "## Ability use (activations per game, 95% CI)",
             "", "| ability | " + " | ".join(lv["bot"] for lv in doc["levels"]) + " |",
             "|---|" + "---|" * len(doc["levels"])]
     names = list(doc["levels"][0]["abilities"]) if doc["levels"] else []
