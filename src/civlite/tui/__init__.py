@@ -17,8 +17,9 @@ Needs the ``tui`` extra (``pip install -e '.[tui]'``).
 - ``?`` shows the keys and the rules (``RULES.md``, shipped in this package).
 
 Modules, none of them importing Textual up to :mod:`.session`: :mod:`.seats` (who plays each
-seat), :mod:`.choices` (a human's choices), :mod:`.session` (the game, its saves and log,
-replays); then :mod:`.widgets` (the table's panels), :mod:`.options` (what the screens share),
+seat), :mod:`.choices` (a human's choices), :mod:`.recap` (what happened, in words for one
+seat: the second-person log, the "since your turn" strip), :mod:`.session` (the game, its
+saves and log, replays); then :mod:`.widgets` (the table's panels), :mod:`.options` (what the screens share),
 the screens :mod:`.dialogs`, :mod:`.setup`, :mod:`.table` and :mod:`.replay` (all of them
 by name in :mod:`.screens`), and :mod:`.app`, the only module that knows the app: the screens
 tell it what the player chose by messages. ``civlite.tcss`` is the stylesheet.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -175,6 +176,8 @@ class TableScreen(CompactLayout, Screen[None]):
         s = self.session
         lo, hi = since_last_turn(s.events, self.viewer)
         lines = recap(s.events, self.viewer, s.names, lo, hi)
+        # what was done to you first: the strip has two lines, the log keeps the whole story
+        lines.sort(key=lambda line: not re.search(r"\byour?\b", line.partition(": ")[2]))
         head = "Last turn" if self.viewer is None else "Since your turn"
         text = Text(no_wrap=False, overflow="ellipsis")
         text.append(f"{head}: ", style="bold")
