@@ -224,8 +224,9 @@ def play(
     tui = CivliteApp(session, delay=delay, save_path=save, setup=setup)
     tui.run()
     if tui.session is not None and tui.session.save_path is not None and not tui.session.game.is_over:
+        also = "(or --continue)" if tui.session.begun else "(not --continue: no player has moved yet)"
         err.print(f"The game is saved in {tui.session.save_path}: "
-                  f"civlite play --resume {tui.session.save_path} (or --continue) plays on.", highlight=False)
+                  f"civlite play --resume {tui.session.save_path} {also} plays on.", highlight=False)
     if tui.return_code:
         raise typer.Exit(tui.return_code)
 

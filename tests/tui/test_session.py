@@ -254,4 +254,5 @@ def test_last_unfinished_game(tmp_path: Path) -> None:
     assert found == tmp_path / "civlite-0-on.json"
     assert skipped[0] == "civlite-3-not-begun.json: quit before any player moved"
     assert skipped[1].startswith("civlite-2-broken.json: cannot be read (") and len(skipped) == 2
+    assert on.begun and not Session.new(HUMAN_BOT, seed=4).begun
     assert new_autosave_path(tmp_path).parent == tmp_path

@@ -235,6 +235,11 @@ class Session:
                 out.append(event_line(e, seat, names, you=you))
         return out + [line for at, line in mine if at >= len(self.events)]
 
+    @property
+    def begun(self) -> bool:
+        """Whether a player has moved (a game quit before is not offered by ``--continue``)."""
+        return not _not_begun(GameRecord.of(self.game))
+
     def note(self, seat: int, line: str) -> None:
         """A line for ``seat``'s own log only (``"R9.1 ..."``)."""
         self.notes.append((len(self.events), seat, line))
