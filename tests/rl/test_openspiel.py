@@ -380,3 +380,26 @@ def _seeded_start(game: Any, seed: int) -> Any:
     while s.is_chance_node():
         s.apply_action(sampler(s))
     return s
+
+
+def test_fast_queries_answer_as_pyspiel_does() -> None:
+    """legal_actions, is_chance_node and is_player_node answer from Python as pyspiel.State's own do."""
+    game = _load(3, victory_ct=8, turn_limit=30)
+    rng = random.Random(9)
+    for _ in range(2):
+        s = game.new_initial_state()
+        while True:
+            for player in (None, -1, 0, 1, 2):
+                args = () if player is None else (player,)
+                try:
+                    expected = pyspiel.State.legal_actions(s, *args)
+                except pyspiel.SpielError:  # pyspiel refuses a pseudo-player at a decision
+                    with pytest.raises(pyspiel.SpielError):
+                        s.legal_actions(*args)
+                    continue
+                assert s.legal_actions(*args) == expected, player
+            assert s.is_chance_node() == pyspiel.State.is_chance_node(s)
+            assert s.is_player_node() == pyspiel.State.is_player_node(s)
+            if s.is_terminal():
+                break
+            s.apply_action(rng.choice(s.legal_actions()))

@@ -1,0 +1,106 @@
+"""Decisions per second through pyspiel against the raw engine, measured interleaved.
+
+Each round runs every loop for ``--seconds``, in turn (uniformly random legal actions,
+2 players unless ``--players``); the medians over ``--rounds`` are reported:
+
+* ``engine``: ``legal_ids()`` + ``apply_id`` on :class:`civlite.engine.Game` (events built),
+  the baseline, as in ``benchmarks/rl_speed.py``;
+* ``openspiel``: ``python_civlite`` through pyspiel's API: ``is_terminal()``,
+  ``is_chance_node()``, ``legal_actions()`` or ``chance_outcomes()``, ``apply_action()``
+  (every dealt and drawn card a chance node, sampled uniformly); decisions counted;
+* ``openspiel_sampled``: the same with ``chance="sampled"`` (the CFR model).
+
+    taskset -c 0 .venv/bin/python benchmarks/openspiel_speed.py --seconds 3 --rounds 5 --out FILE.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pyspiel
+
+import civlite.rl.openspiel  # noqa: F401  (registers python_civlite)
+from civlite.engine import Game
+
+Loop = Callable[[float], float]
+
+
+def engine_loop(players: int) -> Loop:
+    def run(seconds: float) -> float:
+        r = random.Random(1)
+        n = 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            g = Game(players, seed=r.getrandbits(62))
+            while not g.over:
+                legal = g.legal_ids()
+                g.apply_id(legal[int(r.random() * len(legal))], check=False)
+                n += 1
+        return n / (time.perf_counter() - t0)
+    return run
+
+
+def openspiel_loop(players: int, **params: Any) -> Loop:
+    game = pyspiel.load_game("python_civlite", {"players": players, **params})
+
+    def run(seconds: float) -> float:
+        r = random.Random(1)
+        n = 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            s = game.new_initial_state()
+            while not s.is_terminal():
+                if s.is_chance_node():
+                    outcomes = s.chance_outcomes()
+                    s.apply_action(outcomes[int(r.random() * len(outcomes))][0])
+                else:
+                    legal = s.legal_actions()
+                    s.apply_action(legal[int(r.random() * len(legal))])
+                    n += 1
+        return n / (time.perf_counter() - t0)
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--out", default=None, help="write the JSON summary here")
+    args = ap.parse_args(argv)
+    loops = {"engine": engine_loop(args.players), "openspiel": openspiel_loop(args.players),
+             "openspiel_sampled": openspiel_loop(args.players, chance="sampled")}
+    rates: dict[str, list[float]] = {k: [] for k in loops}
+    ratios: dict[str, list[float]] = {k: [] for k in loops if k != "engine"}
+    for i in range(args.rounds):
+        for name, loop in loops.items():
+            rates[name].append(loop(args.seconds))
+        for name in ratios:  # each round's ratio: the loops of one round saw the same load
+            ratios[name].append(rates[name][-1] / rates["engine"][-1])
+        print(f"round {i + 1}: " + ", ".join(f"{k} {v[-1]:,.0f}" for k, v in rates.items()), flush=True)
+    summary = {
+        "command": "benchmarks/openspiel_speed.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "players": args.players, "seconds": args.seconds, "rounds": args.rounds,
+        "python": platform.python_version(),
+        "decisions_per_s": {k: round(statistics.median(v)) for k, v in rates.items()},
+        "ratio_to_engine": {k: round(statistics.median(v), 3) for k, v in ratios.items()},
+        "ratio_per_round": {k: [round(x, 3) for x in v] for k, v in ratios.items()},
+    }
+    text = json.dumps(summary, indent=1)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
