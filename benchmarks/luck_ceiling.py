@@ -1,0 +1,132 @@
+"""How much of a game skill can win: a *peeking* search against ``heuristic``.
+
+The bots issue asks ``expert`` to beat ``heuristic`` in 90% of 2-player games (and to win
+40% of 4-player games against three). Civ Lite has
+much luck in it (the deal, every Rise draw, every random steal), so a bar like that may lie
+above what any player can reach. This benchmark bounds it from above: ``champion``'s search
+run on the *true* game instead of worlds sampled from its view (it sees every hand, so it
+knows what each Raid can take and what is left in the deck; only the future draws and random
+steals stay random), against ``heuristic``. No honest bot can
+know more, so an honest bot's score against ``heuristic`` is, in practice, below the
+peeking bot's at a like budget. The honest ``champion`` at the same budget plays the same
+seeded deals alongside, as the control.
+
+The peeking bot lives here only: civlite's bots see their view alone (the honesty tests).
+
+    .venv/bin/python benchmarks/luck_ceiling.py --games 300 --iterations 200 \\
+        --out benchmarks/results/luck_ceiling_2p.json
+    .venv/bin/python benchmarks/luck_ceiling.py --players 4 --games 200 --iterations 200 \\
+        --out benchmarks/results/luck_ceiling_4p.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from statsmodels.stats.proportion import proportion_confint
+
+from civlite.bots import Bot, make_bot
+from civlite.bots.champion import ChampionBot, _Node
+from civlite.bots.expert import priors
+from civlite.bots.features import encode
+from civlite.engine import Game, View
+
+
+class PeekingChampion(ChampionBot):
+    """``champion``'s search over the true game (``truth``, set before each decision)."""
+
+    truth: Game | None = None
+
+    def search(self, view: View, legal: Sequence[int]) -> int:
+        assert view.seat is not None and self.truth is not None
+        root = _Node(view.seat)
+        logits, _ = self.net.forward(encode(view))
+        root.prior = dict(zip(legal, priors(logits, legal), strict=True))
+        gc.disable()
+        try:
+            for _ in range(self.iterations or 800):
+                # the real hands; the search's own source decides what is still random
+                self._iterate(root, self.truth.clone_fast(random.Random(self.rng.random())))
+        finally:
+            gc.enable()
+        best, key = legal[0], (-1, -1.0)
+        for a in legal:
+            ch = root.children.get(a)
+            if ch is not None and ch.visits:
+                k = (ch.visits, ch.value / ch.visits)
+                if k > key:
+                    best, key = a, k
+        return best
+
+
+def play(seed: int, bot: Bot, players: int, me: int) -> float:
+    """One game of ``bot`` in seat ``me`` against ``heuristic`` in every other seat."""
+    g = Game(players, seed=seed)
+    other = make_bot("heuristic", seed=seed + 1)
+    while not g.over:
+        seat = g.to_move
+        assert seat is not None
+        legal = g.legal_ids()
+        if seat == me:
+            if isinstance(bot, PeekingChampion):
+                bot.truth = g
+            a = bot.act(g.view(seat), legal)
+        else:
+            a = other.act(g.view(seat), legal)
+        g.apply_id(a)
+    if g.winner is not None:
+        return 1.0 if g.winner == me else 0.0
+    drawn = g.drawn or tuple(range(players))
+    return 1.0 / len(drawn) if me in drawn else 0.0
+
+
+def summary(scores: list[float]) -> dict[str, Any]:
+    k = round(sum(scores))
+    lo, hi = proportion_confint(k, len(scores), method="wilson")
+    return {"games": len(scores), "score": round(sum(scores) / len(scores), 4),
+            "wilson95": [round(lo, 4), round(hi, 4)]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=300)
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--iterations", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=7000)
+    ap.add_argument("--out", type=Path, default=None)
+    a = ap.parse_args()
+    peek = PeekingChampion(seed=a.seed, iterations=a.iterations)
+    honest = make_bot(f"champion:iterations={a.iterations}", seed=a.seed)
+    expert = make_bot("expert", seed=a.seed)
+    scores: dict[str, list[float]] = {"peeking_champion": [], "champion": [], "expert": []}
+    t0 = time.perf_counter()
+    for i in range(a.games):  # interleaved: the three play the same deal, seats rotated
+        seed, me = a.seed + i, i % a.players
+        scores["peeking_champion"].append(play(seed, peek, a.players, me))
+        scores["champion"].append(play(seed, honest, a.players, me))
+        scores["expert"].append(play(seed, expert, a.players, me))
+        if (i + 1) % 25 == 0:
+            print(f"{i + 1} games: " + ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in scores.items()),
+                  flush=True)
+    res = {"machine": platform.machine(), "python": platform.python_version(),
+           "command": f"benchmarks/luck_ceiling.py --games {a.games} --players {a.players} "
+                      f"--iterations {a.iterations} --seed {a.seed}",
+           "opponent": "heuristic", "players": a.players, "fair_share": round(1 / a.players, 4), "seconds": round(time.perf_counter() - t0),
+           **{k: summary(v) for k, v in scores.items()}}
+    text = json.dumps(res, indent=1)
+    print(text)
+    if a.out:
+        a.out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
