@@ -34,7 +34,7 @@ from typing import Any
 from statsmodels.stats.proportion import proportion_confint
 
 from civlite.bots import Bot, make_bot
-from civlite.bots.champion import ChampionBot, _Node
+from civlite.bots.champion import ChampionBot, _Node, most_visited
 from civlite.bots.expert import priors
 from civlite.bots.features import encode
 from civlite.engine import Game, View
@@ -57,14 +57,7 @@ class PeekingChampion(ChampionBot):
                 self._iterate(root, self.truth.clone_fast(random.Random(self.rng.random())))
         finally:
             gc.enable()
-        best, key = legal[0], (-1, -1.0)
-        for a in legal:
-            ch = root.children.get(a)
-            if ch is not None and ch.visits:
-                k = (ch.visits, ch.value / ch.visits)
-                if k > key:
-                    best, key = a, k
-        return best
+        return most_visited(root, legal)
 
 
 def play(seed: int, bot: Bot, players: int, me: int) -> float:

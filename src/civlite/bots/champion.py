@@ -125,14 +125,7 @@ class ChampionBot(Bot):
             if collecting:
                 gc.enable()
         self.last_iterations = done
-        best, key = legal[0], (-1, -1.0)
-        for a in legal:
-            ch = root.children.get(a)
-            if ch is not None and ch.visits:
-                k = (ch.visits, ch.value / ch.visits)
-                if k > key:
-                    best, key = a, k
-        return best
+        return most_visited(root, legal)
 
     def option_values(self, view: View, options: Sequence[Sequence[int]], iterations: int,
                       keep: Sequence[int] = (), finalists: int = 4) -> list[tuple[float, int]]:
@@ -257,6 +250,18 @@ class ChampionBot(Bot):
             nd.value += value[nd.chooser]
         root.visits += 1
         return value
+
+
+def most_visited(root: _Node, legal: Sequence[int]) -> int:
+    """The legal root action visited most (ties: the better mean value, then the lower id)."""
+    best, key = legal[0], (-1, -1.0)
+    for a in legal:
+        ch = root.children.get(a)
+        if ch is not None and ch.visits:
+            k = (ch.visits, ch.value / ch.visits)
+            if k > key:
+                best, key = a, k
+    return best
 
 
 def _result(world: Game) -> list[float]:
