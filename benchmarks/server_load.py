@@ -211,6 +211,7 @@ def main() -> None:
                     help="niceness of the started server (negative needs root: a busy shared machine)")
     ap.add_argument("--url", default=None, help="an already running server (default: start one)")
     ap.add_argument("--db", default=None, help="database URL for the started server (default: a fresh SQLite file)")
+    ap.add_argument("--server-log", default=None, help="append the started server's own output to this file")
     a = ap.parse_args()
     proc = None
     url = a.url
@@ -220,16 +221,22 @@ def main() -> None:
         proc = subprocess.Popen([sys.executable, "-m", "civlite.server", "--port", str(port), "--db", db,
                                  "--bot-delay", "0",
                                  # every simulated player comes from this one address
-                                 "--tables-per-minute", "0", "--connections-per-address", "100000"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 "--tables-per-minute", "0", "--connections-per-address", "100000"], stdout=subprocess.DEVNULL, stderr=open(a.server_log or os.devnull, "ab"),
                                 env=dict(os.environ),
                                 preexec_fn=(lambda: os.nice(a.nice)) if a.nice else None)
         url = f"http://127.0.0.1:{port}"
-        for _ in range(300):
+        deadline = time.monotonic() + 180  # a loaded machine may take long to start it
+        while True:
+            if proc.poll() is not None:
+                sys.exit(f"the server exited at start (code {proc.returncode})")
             try:
                 if httpx.get(url + "/healthz", timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
+            if time.monotonic() > deadline:
+                proc.terminate()
+                sys.exit("the server did not answer within 180 s")
         print(f"server: {url} ({db}){f', nice {a.nice}' if a.nice else ''}")
     try:
         code = asyncio.run(run(url, a.games, a.victory, proc.pid if proc else None, a.think))
