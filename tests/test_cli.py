@@ -86,3 +86,16 @@ def test_rules_prints_editable_toml(tmp_path: Path) -> None:
     f = tmp_path / "x.toml"
     f.write_text(run.stdout)
     assert civlite("rules", str(f)).returncode == 0
+
+
+def test_serve_passes_the_abandoned_table_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    import civlite.server.run
+    from civlite.cli import app
+
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(civlite.server.run, "serve", lambda *a, **kw: seen.update(kw))
+    r = CliRunner().invoke(app, ["serve", "--abandoned-seconds", "60", "--close-seconds", "0"])
+    assert r.exit_code == 0, r.output
+    assert seen["abandoned_seconds"] == 60 and seen["close_seconds"] == 0

@@ -308,15 +308,20 @@ def serve(
     trust_proxy: Annotated[Optional[list[str]], typer.Option(
         help="a reverse proxy's address or network whose X-Forwarded-For names the client (repeatable; "
         "default: none)")] = None,
+    abandoned_seconds: Annotated[Optional[float], typer.Option(
+        help="a table where nobody has acted this long is marked abandoned in the lobby (default 3600)")] = None,
+    close_seconds: Annotated[Optional[float], typer.Option(
+        help="an abandoned table is closed after this long without a move (default 604800; 0: never)")] = None,
 ) -> None:
     """Play online: start the web server (lobby, tables, bots in seats) and print its URL."""
     try:
         from .server.run import serve as run_server
     except ImportError as e:
-        raise _fail(f"the server needs the web extra: pip install 'civlite[web]' ({e})") from None
+        raise _fail(f"the server needs the play extra: pip install 'civlite[play]' ({e})") from None
     settings: dict[str, Any] = {k: v for k, v in (("tables_per_minute", tables_per_minute),
                                   ("connections_per_address", connections_per_address),
-                                  ("trusted_proxies", trust_proxy)) if v is not None}
+                                  ("trusted_proxies", trust_proxy), ("abandoned_seconds", abandoned_seconds),
+                                  ("close_seconds", close_seconds)) if v is not None}
     run_server(host, port, db, bot_delay, rate_limit=rate_limit, bot_processes=bot_processes, allow_hosts=allow_host,
                allow_origins=allow_origin, ssl_keyfile=ssl_keyfile, ssl_certfile=ssl_certfile, **settings)
 
