@@ -11,7 +11,9 @@ from collections.abc import Awaitable, Callable
 from ..engine import GameRecord, action_from_json
 from .botspecs import bot_for
 from .broadcast import Broadcaster
+from .chat import TAIL
 from .protocol import ProtocolError
+from .social_store import SocialStore
 from .state import Conn, Table
 from .storage import Store
 
@@ -121,6 +123,9 @@ class Registry:
                          first=info.first, actions=())
         game = rec.initial()
         t = Table(info=info, game=game)
+        # the chat's last lines come with the table, so that a hello never waits for them: a
+        # wait there would let moves pass between the table and the welcome
+        t.chat = SocialStore(self.store).load_chat(table_id, TAIL)
         t.log.extend((0, e) for e in game.opening_events)  # the first turn and its Rise (in Game(...))
         for a in acts:
             t.played(a.seq, a.by, game.apply(action_from_json(a.action)), a.client_id)
