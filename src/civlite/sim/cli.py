@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,22 @@ def check_common(*, players: int, workers: int | None, games: int | None, fail: 
         raise fail(f"--workers must be at least 1 (leave it out to use all cores), got {workers}")
     if games is not None and games < 1:
         raise fail(f"--games must be at least 1, got {games}")
+
+
+@contextmanager
+def run_errors(out: Path, fail: Fail, con: Console, kept: str) -> Iterator[None]:
+    """A long run's errors as one-line failures: Ctrl-C says what is ``kept`` (``{out}`` is
+    filled in) and exits 130, a bad setting or a failed run is its message, an OSError names
+    ``--out``."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        con.print("interrupted: " + kept.format(out=out))
+        raise SystemExit(130) from None
+    except (ValueError, RuntimeError) as e:
+        raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
 
 
 def check_out(out: Path, *, fail: Fail, force: bool = False, resume: bool = False, may_hold: bool = False,
@@ -263,16 +280,9 @@ def balance_command(*, skills: str, players: int, games: int, seed: int, rules: 
     check_out(out, fail=fail, force=force)
     con = Console(stderr=True)
     warn_design(rules, players, con)
-    try:
+    with run_errors(out, fail, con, "the finished runs are kept in {out}/"):
         doc = balance(specs, players, games, seed, rules, out, workers=workers, backend=backend, mixed=mixed,
                       mixed_games=mixed_games, on_run=lambda s: con.print(f"playing {s}", highlight=False))
-    except KeyboardInterrupt:
-        con.print(f"interrupted: the finished runs are kept in {out}/")
-        raise SystemExit(130) from None
-    except (ValueError, RuntimeError) as e:
-        raise fail(str(e)) from None
-    except OSError as e:
-        raise fail(f"--out {out}: {e.strerror or e}") from None
     if json_out:
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
@@ -418,19 +428,12 @@ def ladder_command(*, bots: str, games: int, seed: int, anchor: str | None, anch
         raise fail("--resume and --force do not go together")
     check_out(out, fail=fail, force=force, resume=resume)
     con = Console(stderr=True)
-    try:
+    with run_errors(out, fail, con, "the games played so far are kept in {out}/ (--resume continues)"):
         lad = run_ladder(specs, games=games, seed=seed, anchor=anchor, anchor_rating=anchor_rating,
                          reference=reference or None, field_players=field_players, field_games=field_games,
                          two_player=two_player, target_se=target_se, max_games=max_games, out=out,
                          workers=workers, resume=resume,
                          progress=lambda line: con.print(line, highlight=False, soft_wrap=True))
-    except KeyboardInterrupt:
-        con.print(f"interrupted: the games played so far are kept in {out}/ (--resume continues)")
-        raise SystemExit(130) from None
-    except (RuntimeError, ValueError) as e:
-        raise fail(str(e)) from None
-    except OSError as e:
-        raise fail(f"--out {out}: {e.strerror or e}") from None
     doc = lad.to_json()
     md = lad.markdown()
     try:
