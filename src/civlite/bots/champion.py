@@ -39,7 +39,7 @@ MAX_SECONDS = 60.0
 
 
 class _Node:
-    __slots__ = ("children", "chooser", "mover", "prior", "value", "visits")
+    __slots__ = ("children", "chooser", "logits", "mover", "prior", "top", "total", "value", "visits")
 
     def __init__(self, chooser: int) -> None:
         self.chooser = chooser  # the seat whose action led here (-1: the root)
@@ -48,6 +48,12 @@ class _Node:
         self.value = 0.0  # sum of the chooser's results over the visits
         self.prior: dict[int, float] | None = None  # the mover's policy here (None: not scored yet)
         self.children: dict[int, _Node] = {}
+        # the network's scores where the node was first scored, and their softmax's shift and
+        # sum over the legal actions there: an action a later world offers gets its prior from
+        # them, without another network call
+        self.logits: np.ndarray | None = None
+        self.top = 0.0
+        self.total = 1.0
 
 
 class ChampionBot(Bot):
@@ -111,6 +117,9 @@ class ChampionBot(Bot):
         root = _Node(view.seat)
         logits, _ = self.net.forward(encode(view))
         root.prior = dict(zip(legal, priors(logits, legal), strict=True))
+        root.logits = logits
+        root.top = max(float(logits[a]) for a in legal)
+        root.total = sum(math.exp(float(logits[a]) - root.top) for a in legal)
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         limit = self.iterations
         done = 0
@@ -175,14 +184,25 @@ class ChampionBot(Bot):
         return [(t / v, v) for t, v in zip(totals, visits, strict=True)]
 
     def _score(self, node: _Node, world: Game, legal: list[int]) -> float:
-        """Fill ``node.prior`` from the mover's view in ``world``; the mover's value there."""
+        """Fill ``node.prior`` from the mover's view in ``world``; the mover's value there.
+
+        A node already scored (a later world offers an action it has not seen) completes its
+        prior from the scores it was first given, the softmax extended to the new actions
+        (``nan``: no value is computed then).
+        """
+        if node.prior is not None and node.logits is not None:
+            lg, top, tot = node.logits, node.top, node.total
+            for a in legal:
+                if a not in node.prior:
+                    node.prior[a] = min(1.0, math.exp(float(lg[a]) - top) / tot)
+            return math.nan
         logits, v = self.net.forward(encode(world.view(node.mover)))
-        p = priors(logits, legal)
-        if node.prior is None:
-            node.prior = dict(zip(legal, p, strict=True))
-        else:
-            for a, q in zip(legal, p, strict=True):
-                node.prior.setdefault(a, q)
+        sc = [float(logits[a]) for a in legal]
+        top = max(sc)
+        ex = [math.exp(x - top) for x in sc]
+        tot = sum(ex)
+        node.logits, node.top, node.total = logits, top, tot
+        node.prior = {a: e / tot for a, e in zip(legal, ex, strict=True)}
         return float(v)
 
     def _iterate(self, root: _Node, world: Game) -> list[float]:
