@@ -31,7 +31,7 @@ import numpy as np
 
 from ..engine import DISCARD_BASE, Game, View, sample_world
 from . import Bot, register
-from .expert import WEIGHTS, ExpertNet, load_net, priors
+from .expert import WEIGHTS, ExpertNet, load_net
 from .features import encode
 
 MAX_ITERATIONS = 100_000
@@ -114,12 +114,7 @@ class ChampionBot(Bot):
         """Run the search from ``view``; return the most visited legal root action."""
         assert view.seat is not None
         rng = self.rng
-        root = _Node(view.seat)
-        logits, _ = self.net.forward(encode(view))
-        root.prior = dict(zip(legal, priors(logits, legal), strict=True))
-        root.logits = logits
-        root.top = max(float(logits[a]) for a in legal)
-        root.total = sum(math.exp(float(logits[a]) - root.top) for a in legal)
+        root = _Node(view.seat)  # scored by the first iteration, from the first world's view
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         limit = self.iterations
         done = 0
@@ -184,18 +179,7 @@ class ChampionBot(Bot):
         return [(t / v, v) for t, v in zip(totals, visits, strict=True)]
 
     def _score(self, node: _Node, world: Game, legal: list[int]) -> float:
-        """Fill ``node.prior`` from the mover's view in ``world``; the mover's value there.
-
-        A node already scored (a later world offers an action it has not seen) completes its
-        prior from the scores it was first given, the softmax extended to the new actions
-        (``nan``: no value is computed then).
-        """
-        if node.prior is not None and node.logits is not None:
-            lg, top, tot = node.logits, node.top, node.total
-            for a in legal:
-                if a not in node.prior:
-                    node.prior[a] = min(1.0, math.exp(float(lg[a]) - top) / tot)
-            return math.nan
+        """Fill ``node.prior`` from the mover's view in ``world``; the mover's value there."""
         logits, v = self.net.forward(encode(world.view(node.mover)))
         sc = [float(logits[a]) for a in legal]
         top = max(sc)
@@ -204,6 +188,17 @@ class ChampionBot(Bot):
         node.logits, node.top, node.total = logits, top, tot
         node.prior = {a: e / tot for a, e in zip(legal, ex, strict=True)}
         return float(v)
+
+    @staticmethod
+    def _extend(node: _Node, legal: list[int]) -> None:
+        """Complete the prior of a scored node for the actions of ``legal`` it has not seen
+        (a later world offers them) from the scores it was first given: the softmax extended,
+        without another network call."""
+        prior, lg, top, tot = node.prior, node.logits, node.top, node.total
+        assert prior is not None and lg is not None
+        for a in legal:
+            if a not in prior:
+                prior[a] = min(1.0, math.exp(float(lg[a]) - top) / tot)
 
     def _iterate(self, root: _Node, world: Game) -> list[float]:
         node = root
@@ -238,14 +233,16 @@ class ChampionBot(Bot):
                 node.mover = p
                 node.prior = None
             prior = node.prior
-            if prior is None or any(a not in prior for a in legal):
+            if prior is None:
                 v = self._score(node, world, legal)
-                if prior is None and node is not root:  # a new leaf: the network's value
+                if node is not root:  # a new leaf: the network's value
                     n = world.n
                     value = [(1.0 - v) / (n - 1)] * n
                     value[p] = v
                     break
                 prior = node.prior
+            elif any(a not in prior for a in legal):
+                self._extend(node, legal)
             assert prior is not None
             sq = math.sqrt(node.visits + 1)
             fpu_q = (node.value / node.visits - self.fpu) if node.visits and node.chooser == p else 1.0 / world.n
