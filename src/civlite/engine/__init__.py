@@ -18,7 +18,7 @@ from .actions import (
     Take,
     action_from_json,
 )
-from .cards import CARDS, MAJOR_SUITS, MINOR_SUITS, SUIT_OF, SUITS, Card, Suit, UnknownCardError
+from .cards import ALL_CARDS, CARDS, MAJOR_SUITS, MINOR_SUITS, SUIT_OF, SUITS, Card, Suit, UnknownCardError
 from .chance import ChanceSource
 from .choices import AbilityChoice, Choices, DiscardChoice, MeldChoice, MeldSlot, TakeChoice
 from .codec import (
@@ -48,6 +48,7 @@ COMPILED: bool = is_compiled()
 
 __all__ = [
     "ADVANCED_BASE",
+    "ALL_CARDS",
     "BASIC_BASE",
     "CARDS",
     "COMPILED",

@@ -1,8 +1,11 @@
-"""The 112 cards of Civ Lite: Ancients (R1).
+"""The 112 cards of Civ Lite: Ancients (R1), and the extra cards a rule set's deck may add.
 
 Cards are immutable, interned values: ``Card("Greeks") is Card.from_name("Greeks")``.
-Each card has a stable integer id (0..111) used by the engine's internals; ids are
-grouped by suit in the order of :data:`SUITS`.
+Each card has a stable integer id used by the engine's internals: the 112 standard
+cards (:data:`CARDS`) are ids 0..111, grouped by suit in the order of :data:`SUITS`.
+A rule set's ``[deck]`` (R10) may give a suit more cards than its named ones: the
+extras are ids 112..255 (:data:`ALL_CARDS`), named after their suit and number
+(``Disaster 9``, ``Civilization 17``), at most :data:`MAX_PER_SUIT` cards a suit.
 
 >>> Card("Greeks"), Card("Greeks").suit, Card("Greeks") is CARDS[Card("Greeks").id]
 (Card('Greeks'), Suit.CIVILIZATION, True)
@@ -153,7 +156,7 @@ class Card:
 
     @classmethod
     def from_id(cls, cid: int) -> Card:
-        return CARDS[cid]
+        return ALL_CARDS[cid]
 
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError("Card is immutable")
@@ -191,22 +194,48 @@ def _unknown_message(name: object) -> str:
     return f"unknown card {name!r}: not one of the 112 cards of the deck list (R1.1){hint}"
 
 
+#: the most cards a suit may hold in a rule set's deck (named cards and extras)
+MAX_PER_SUIT = 32
+
+
+def extra_name(suit: Suit, number: int) -> str:
+    """The name of a suit's extra card: its suit and its number in the suit (``Disaster 9``);
+    no named card is a suit's title and a number."""
+    return f"{suit.title} {number}"
+
+
 def _build() -> tuple[Card, ...]:
     cards: list[Card] = []
     for suit in SUITS:
         for name in CARD_NAMES[suit]:
             cards.append(Card._make(len(cards), name, suit))
+    for suit in SUITS:  # the extras, after the 112: the standard ids never move
+        for number in range(len(CARD_NAMES[suit]) + 1, MAX_PER_SUIT + 1):
+            cards.append(Card._make(len(cards), extra_name(suit, number), suit))
     return tuple(cards)
 
 
-CARDS: tuple[Card, ...] = _build()
-#: suit index of each card id, for the engine's hot paths
-SUIT_OF: tuple[int, ...] = tuple(int(c.suit) for c in CARDS)
-#: card ids of each suit, ascending
+#: every card a deck may hold: the 112 standard cards, then each suit's extras (ids 112..255)
+ALL_CARDS: tuple[Card, ...] = _build()
+#: the 112 cards of the designer's card list (R1.1): the default deck
+CARDS: tuple[Card, ...] = ALL_CARDS[:112]
+#: suit index of each card id (every card of ALL_CARDS), for the engine's hot paths
+SUIT_OF: tuple[int, ...] = tuple(int(c.suit) for c in ALL_CARDS)
+#: the standard card ids of each suit, ascending
 IDS_OF_SUIT: tuple[tuple[int, ...], ...] = tuple(
     tuple(c.id for c in CARDS if c.suit == s) for s in SUITS
 )
-NAMES: tuple[str, ...] = tuple(c.name for c in CARDS)
-ID_OF_NAME: dict[str, int] = {c.name: c.id for c in CARDS}
+#: every card id of each suit in deck order: the named cards, then the extras
+SUIT_CARD_IDS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(c.id for c in ALL_CARDS if c.suit == s) for s in SUITS
+)
+NAMES: tuple[str, ...] = tuple(c.name for c in ALL_CARDS)
+ID_OF_NAME: dict[str, int] = {c.name: c.id for c in ALL_CARDS}
 
-assert len(CARDS) == 112 and len(set(NAMES)) == 112
+
+def card_by_id(cid: int) -> Card:
+    """The card of an id (standard or extra)."""
+    return ALL_CARDS[cid]
+
+
+assert len(CARDS) == 112 and len(ALL_CARDS) == 8 * MAX_PER_SUIT == 256 and len(set(NAMES)) == 256

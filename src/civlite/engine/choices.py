@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action, Advanced, Basic, IllegalActionError, Meld
-from .cards import CARDS, SUIT_LETTERS, SUIT_OF, Card, Suit
+from .cards import ALL_CARDS, SUIT_LETTERS, SUIT_OF, Card, Suit
 from .decisions import DecisionKind
 from .rules import Ability
 from .state import GameState
@@ -175,7 +175,7 @@ class Choices:
 
 def sorted_cards(ids: Sequence[int]) -> tuple[Card, ...]:
     """Card ids as cards, in id order."""
-    return tuple(CARDS[c] for c in sorted(ids))
+    return tuple(ALL_CARDS[c] for c in sorted(ids))
 
 
 def ability_choices(g: GameState, p: int) -> tuple[AbilityChoice, ...]:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import random
 
-from .cards import CARDS
 from .game import Game
 from .view import View
 
 
 def unseen_cards(view: View) -> list[int]:
     """Ids of the cards whose place the viewer does not know."""
-    universe = [c.id for c in view.universe] if view.universe is not None else list(range(len(CARDS)))
+    universe = [c.id for c in view.universe] if view.universe is not None else list(range(112))
     seen = {c.id for c in view.hand}
     seen.update(c.id for c in view.discard)
     for p in view.players:
@@ -44,7 +43,7 @@ class _Prepared:
         self.pool = unseen_cards(view)
         hands: list[list[int]] = [[] for _ in range(n)]
         hands[seat] = [c.id for c in view.hand]
-        knower = [0] * len(CARDS)
+        knower = [0] * max(view.rules.deck_span, 112 if view.universe is None else 1 + max(c.id for c in view.universe))
         bit = 1 << seat
         slots: list[tuple[int, int]] = []  # (seat, unknown cards) in view order
         for p in view.players:

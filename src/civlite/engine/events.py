@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
-from .cards import CARDS, NAMES
+from .cards import ALL_CARDS, NAMES
 
 #: the reader "everything" for :meth:`Event.describe` and :meth:`Event.to_json`
 TRUTH = -1
@@ -130,8 +130,8 @@ class Event(NamedTuple):
 
         p = who(e.player)
         t = who(e.target)
-        secret = ", ".join(CARDS[c].name for c in e.secret)
-        cards = ", ".join(CARDS[c].name for c in e.cards)
+        secret = ", ".join(ALL_CARDS[c].name for c in e.secret)
+        cards = ", ".join(ALL_CARDS[c].name for c in e.cards)
         n = e.count
         plural = "" if n == 1 else "s"
         k = e.kind

@@ -38,7 +38,7 @@ from .actions import (
     Take,
     action_from_json,
 )
-from .cards import CARDS, SUIT_LETTERS, SUIT_OF
+from .cards import ALL_CARDS, SUIT_LETTERS, SUIT_OF
 from .choices import Choices
 from .codec import (
     ADVANCED_BASE,
@@ -124,8 +124,7 @@ class Game(Resolution):
             raise ValueError(f"first seat must be 0..{n - 1} or 'random', got {first!r} (R2.2)")
         self._setup(rules, n, names, seed)
         self.chance = chance  # before the deal, so that it decides the deal too
-        self.universe = tuple(range(len(CARDS)))
-        self.deck = list(self.universe)
+        self.deck = list(self.universe)  # the rule set's deck (_setup)
         if chance is not None:
             chance.shuffle(self.deck)
         else:
@@ -519,7 +518,7 @@ class Game(Resolution):
         lines = [f"turn {self.turn}, seat {self.active} {self.phase}; pending: {self.pending}"]
         for i, h in enumerate(self.hands):
             lines.append(f"  seat {i}: {self.ct[i]:>2} CT  " + ", ".join(
-                f"{SUIT_LETTERS[SUIT_OF[c]]}:{CARDS[c].name}" for c in sorted(h)))
+                f"{SUIT_LETTERS[SUIT_OF[c]]}:{ALL_CARDS[c].name}" for c in sorted(h)))
         lines.append(f"  deck {len(self.deck)}, discard {len(self.discard)}")
         return "\n".join(lines)
 
@@ -530,7 +529,7 @@ def _concrete(a: Action | tuple[Any, ...]) -> Action:
         return a
     kind = a[0]
     if kind is Take:
-        return Take(CARDS[a[1]])
+        return Take(ALL_CARDS[a[1]])
     if kind is Basic or kind is Advanced:
-        return kind([CARDS[c] for c in a[1]], a[2])
-    return kind([CARDS[c] for c in a[1]])  # type: ignore[no-any-return]
+        return kind([ALL_CARDS[c] for c in a[1]], a[2])
+    return kind([ALL_CARDS[c] for c in a[1]])  # type: ignore[no-any-return]

@@ -22,7 +22,7 @@ from itertools import combinations, product
 from typing import Any, Final
 
 from .actions import Action, Advanced, Basic, Discard, IllegalActionError, Meld, Pass, Take
-from .cards import CARDS, SUIT_OF, Card, Suit
+from .cards import ALL_CARDS, SUIT_OF, Card, Suit
 from .choices import Choices, DiscardChoice, TakeChoice, ability_choices, meld_choice, sorted_cards
 from .codec import (
     ADVANCED_BASE,
@@ -140,7 +140,7 @@ def discard_for_ids(g: Resolution, ids: Iterable[int]) -> Discard:
         if not cands:
             raise IllegalActionError(f"seat {p} has no more {Suit(s).title} cards to discard", "R9.2")
         chosen.append(min(cands))
-    return Discard([CARDS[c] for c in chosen])
+    return Discard([ALL_CARDS[c] for c in chosen])
 
 
 _NONE_SKIPPED: Final[list[int]] = []
@@ -229,7 +229,7 @@ class ActionHandler(Handler):
                     continue
                 targets: list[int | None] = [t for t in range(g.n) if t != p] if ab.targets else [None]
                 for combo in combinations(by_suit[s], ab.cards):
-                    cards = [CARDS[c] for c in combo]
+                    cards = [ALL_CARDS[c] for c in combo]
                     for t in targets:
                         out.append(tier(cards, t))
         return out
@@ -276,7 +276,7 @@ class ActionHandler(Handler):
         mine = sorted([c for c in g.hands[p] if _SUITS[c] == s])[: ab.cards]
         off = OFFSET_OF_ID[aid]
         target = (p + off) % g.n if off else None
-        return (Advanced if advanced else Basic)([CARDS[c] for c in mine], target)
+        return (Advanced if advanced else Basic)([ALL_CARDS[c] for c in mine], target)
 
     def id_for_action(self, g: Resolution, action: Action) -> int:
         if isinstance(action, Pass):
@@ -349,7 +349,7 @@ class MeldHandler(Handler):
             extras = [c for s in r.meld_one_of for c in by_suit[s]]
             for majors in product(*(by_suit[s] for s in r.meld_suits)):
                 for x in extras:
-                    out.append(Meld([CARDS[c] for c in (*majors, x)]))
+                    out.append(Meld([ALL_CARDS[c] for c in (*majors, x)]))
         return out
 
     def legal_ids(self, g: Resolution) -> list[int]:
@@ -387,7 +387,7 @@ class MeldHandler(Handler):
             if not cands:
                 raise IllegalActionError(f"no {Suit(s).title} card for a meld", "R7.1")
             picks.append(min(cands))
-        return Meld([CARDS[c] for c in picks])
+        return Meld([ALL_CARDS[c] for c in picks])
 
     def id_for_action(self, g: Resolution, action: Action) -> int:
         if isinstance(action, Pass):
@@ -426,7 +426,7 @@ class TakeHandler(Handler):
         g._take(cid)
 
     def legal_actions(self, g: Resolution) -> list[Action]:
-        return [Take(CARDS[c]) for c in sorted(set(self.pile(g)))]
+        return [Take(ALL_CARDS[c]) for c in sorted(set(self.pile(g)))]
 
     def legal_ids(self, g: Resolution) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]
@@ -446,7 +446,7 @@ class TakeHandler(Handler):
         cands = [c for c in self.pile(g) if _SUITS[c] == s]
         if not cands:
             raise IllegalActionError(f"no {Suit(s).title} card to take", "R9.2")
-        return Take(CARDS[min(cands)])
+        return Take(ALL_CARDS[min(cands)])
 
     def id_for_action(self, g: Resolution, action: Action) -> int:
         if not isinstance(action, Take):
@@ -484,7 +484,7 @@ class DiscardHandler(Handler):
 
     def legal_actions(self, g: Resolution) -> list[Action]:
         hand = sorted(g.hands[g._dplayer])
-        return [Discard([CARDS[c] for c in combo]) for combo in combinations(hand, g._dcount)]
+        return [Discard([ALL_CARDS[c] for c in combo]) for combo in combinations(hand, g._dcount)]
 
     def legal_ids(self, g: Resolution) -> list[int]:
         counts = [0, 0, 0, 0, 0, 0, 0, 0]

@@ -27,7 +27,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .cards import MAJOR_SUITS, MINOR_SUITS, SUIT_LETTERS, Suit
+from .cards import (
+    CARDS,
+    ID_OF_NAME,
+    IDS_OF_SUIT,
+    MAJOR_SUITS,
+    MAX_PER_SUIT,
+    MINOR_SUITS,
+    NAMES,
+    SUIT_CARD_IDS,
+    SUIT_LETTERS,
+    SUIT_OF,
+    SUITS,
+    Suit,
+)
 from .effects import ALL, EFFECT_OPS, PRIMITIVES
 
 __all__ = ["ALL", "EFFECT_OPS", "Ability", "Effect", "RuleSet", "RuleSetError"]
@@ -195,6 +208,9 @@ SEAT_KEYS: dict[str, str] = {
 #: a per-seat key's value: ``(players, values)`` pairs; ``players`` 0 is "any player count"
 SeatValues = tuple[tuple[int, tuple[int, ...]], ...]
 
+#: the default deck: the 112 cards of the designer's card list (R1.1), by id
+STANDARD_DECK: tuple[int, ...] = tuple(c.id for c in CARDS)
+
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
@@ -218,9 +234,15 @@ class RuleSet:
     start_ct: SeatValues = ()
     start_hand_bonus: SeatValues = ()
     first_rise_draw: SeatValues = ()
+    #: the ids of the deck's cards, ascending (``[deck]`` in a file; default the 112 of R1.1)
+    deck: tuple[int, ...] = STANDARD_DECK
     # derived lookup tables, filled in __post_init__
     basic: tuple[Ability | None, ...] = field(default=(), compare=False, repr=False)
     advanced: tuple[Ability | None, ...] = field(default=(), compare=False, repr=False)
+    #: the deck's cards of each suit (8 counts)
+    suit_sizes: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    #: one more than the deck's largest card id: the length of a per-card table
+    deck_span: int = field(default=0, compare=False, repr=False)
     #: derived tables the engine computes once per rule set (not part of the rules)
     cache: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
@@ -232,6 +254,16 @@ class RuleSet:
             (basic if a.tier == "basic" else advanced)[a.suit] = a
         object.__setattr__(self, "basic", tuple(basic))
         object.__setattr__(self, "advanced", tuple(advanced))
+        sizes = [0] * 8
+        for c in self.deck:
+            sizes[SUIT_OF[c]] += 1
+        object.__setattr__(self, "suit_sizes", tuple(sizes))
+        object.__setattr__(self, "deck_span", self.deck[-1] + 1 if self.deck else 0)
+
+    @property
+    def standard_deck(self) -> bool:
+        """Whether the deck is the 112 cards of R1.1 (the default)."""
+        return self.deck == STANDARD_DECK
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -259,7 +291,7 @@ class RuleSet:
         if not isinstance(data, dict):
             raise RuleSetError(f"{where}: a rule set is a table of keys, got {type(data).__name__}")
         base = _DEFAULT
-        known = {"name", "meld", "basic", "advanced", "description"} | set(NUMBERS) | set(SEAT_KEYS)
+        known = {"name", "meld", "basic", "advanced", "deck", "description"} | set(NUMBERS) | set(SEAT_KEYS)
         unknown = sorted(set(data) - known)
         if unknown:
             raise RuleSetError(
@@ -293,6 +325,8 @@ class RuleSet:
             for k, attr in (("suits", "meld_suits"), ("one_of", "meld_one_of")):
                 if k in meld:
                     changes[attr] = _parse_suits(meld[k], f"{where}: meld.{k}")
+        if "deck" in data:
+            changes["deck"] = _parse_deck(data["deck"], f"{where}: deck")
         abilities = {(a.tier, a.suit): a for a in base.abilities}
         for tier in ("basic", "advanced"):
             if tier not in data:
@@ -398,6 +432,15 @@ class RuleSet:
                 total = sum(self.per_seat("start_ct", n) or ())
                 if total > self.ct_supply:
                     raise RuleSetError(f"start_ct: {n} players start with {total} CT, more than ct_supply {self.ct_supply}")
+        if self.deck != STANDARD_DECK:
+            if list(self.deck) != sorted(set(self.deck)) or not all(
+                    isinstance(c, int) and 0 <= c < len(NAMES) for c in self.deck):
+                raise RuleSetError("deck: must be card ids, ascending and each once")
+            need = self.min_players * self.hand_size
+            if len(self.deck) < need:
+                raise RuleSetError(
+                    f"deck: {len(self.deck)} cards cannot deal the hands: {self.min_players} players "
+                    f"(min_players) of hand_size {self.hand_size} need {need} (R3.1)")
         seen: set[tuple[str, Suit]] = set()
         names = [a.name for a in self.abilities]
         if len(set(names)) != len(names):
@@ -412,8 +455,6 @@ class RuleSet:
         """Designs that are valid but cannot work as meant (for ``players``, or every player
         count the rule set allows): each a sentence naming the keys. The engine plays them all
         the same; ``civlite rules``, ``sim`` and ``tune`` print these before they start."""
-        from .cards import IDS_OF_SUIT, SUITS
-
         out: list[str] = []
         counts = range(self.min_players, self.max_players + 1) if players is None else range(players, players + 1)
         if self.ct_supply is not None and self.ct_supply < self.victory_ct:
@@ -425,7 +466,7 @@ class RuleSet:
             out.append(f"victory_ct {self.victory_ct} cannot be reached: no meld (meld_ct 0) or ability (gain_ct) "
                        f"creates CT and no seat starts with more than {best}, so every game is a draw at the turn "
                        "limit")
-        deck = sum(len(ids) for ids in IDS_OF_SUIT)
+        deck = len(self.deck)
         big = []
         for n in counts:
             bonus = self.per_seat("start_hand_bonus", n) or (0,) * n
@@ -442,7 +483,7 @@ class RuleSet:
         most_drawn = max([self.rise_draw] + [max(self.per_seat("first_rise_draw", n) or (0,)) for n in counts])
         most_held = max(self.hand_limit, most_dealt) + most_drawn  # the most a hand holds at the Action phase
         for a in self.abilities:
-            held = len(IDS_OF_SUIT[a.suit])
+            held = self.suit_sizes[a.suit]
             label = f"{a.tier}.{a.suit.letter} ({a.name})"
             if a.cards > held:
                 out.append(f"{label} costs {a.cards} cards but the deck holds only {held} {SUITS[a.suit].name.title()} "
@@ -493,6 +534,8 @@ class RuleSet:
             for a in DEFAULT_ABILITIES:
                 if a.tier == tier and SUIT_LETTERS[a.suit] not in out[tier]:
                     out[tier][SUIT_LETTERS[a.suit]] = False
+        if self.deck != STANDARD_DECK:  # only then: the default's files and records stay as they were
+            out["deck"] = _deck_dict(self.deck)
         return out
 
     def to_toml(self) -> str:
@@ -522,6 +565,9 @@ class RuleSet:
                 lines += ["", f"[{tier}.{letter}]", f"name = {json.dumps(a['name'])}",
                           f"cards = {a['cards']}", f"effects = {json.dumps(a['effects'])}",
                           f"rule = {json.dumps(a['rule'])}"]
+        if "deck" in d:
+            lines += ["", f"[deck]   # cards per suit, or their names; {len(self.deck)} cards"]
+            lines += [f"{letter} = {json.dumps(v)}" for letter, v in d["deck"].items()]
         return "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:
@@ -553,6 +599,61 @@ def _parse_seat_values(value: Any, where: str) -> SeatValues:
         return tuple(sorted(out))
     v = values(value, where)
     return ((0, v),) if v else ()
+
+
+def _parse_deck(value: Any, where: str) -> tuple[int, ...]:
+    """``{D = 12, X = 0, B = ["Granaries", "Roads"]}``: per suit a count (the suit's first
+    cards in the card list, then its extras) or the names of its cards; a suit not given
+    keeps its 16 or 8 cards."""
+    if not isinstance(value, dict):
+        raise RuleSetError(f"{where}: must be a table keyed by suit, e.g. [deck] with D = 12")
+    ids = {s: SUIT_CARD_IDS[s][:len(IDS_OF_SUIT[s])] for s in SUITS}
+    given: dict[Suit, str] = {}
+    for key, spec in value.items():
+        w = f"{where}.{key}"
+        try:
+            suit = Suit.parse(key)
+        except ValueError as e:
+            raise RuleSetError(f"{w}: {e}") from None
+        if suit in given:
+            raise RuleSetError(f"{w}: suit {suit.letter} is also given as {given[suit]!r}")
+        given[suit] = key
+        pool = SUIT_CARD_IDS[suit]
+        if isinstance(spec, int) and not isinstance(spec, bool):
+            if not 0 <= spec <= MAX_PER_SUIT:
+                raise RuleSetError(f"{w}: a suit holds 0 to {MAX_PER_SUIT} cards, got {spec}")
+            ids[suit] = pool[:spec]
+        elif isinstance(spec, list):
+            if len(spec) > MAX_PER_SUIT:
+                raise RuleSetError(f"{w}: a suit holds at most {MAX_PER_SUIT} cards, got {len(spec)} names")
+            chosen: list[int] = []
+            for i, name in enumerate(spec):
+                cid = ID_OF_NAME.get(name) if isinstance(name, str) else None
+                if cid is None or SUIT_OF[cid] != suit:
+                    raise RuleSetError(
+                        f"{w}[{i}]: {name!r} is not a {suit.title} card; they are "
+                        f"{', '.join(NAMES[c] for c in IDS_OF_SUIT[suit])} (then {suit.title} "
+                        f"{len(IDS_OF_SUIT[suit]) + 1} to {suit.title} {MAX_PER_SUIT})")
+                if cid in chosen:
+                    raise RuleSetError(f"{w}[{i}]: {name!r} is named twice")
+                chosen.append(cid)
+            ids[suit] = tuple(sorted(chosen))
+        else:
+            raise RuleSetError(f"{w}: a count of cards (D = 12) or a list of their names, got {spec!r}")
+    return tuple(sorted(c for s in SUITS for c in ids[s]))
+
+
+def _deck_dict(deck: tuple[int, ...]) -> dict[str, int | list[str]]:
+    """The ``[deck]`` table of a deck: the suits that differ from the default, each as a
+    count when it holds its suit's first cards, else as names."""
+    out: dict[str, int | list[str]] = {}
+    for s in SUITS:
+        mine = tuple(c for c in deck if SUIT_OF[c] == s)
+        if mine == IDS_OF_SUIT[s]:
+            continue
+        pool = SUIT_CARD_IDS[s]
+        out[SUIT_LETTERS[s]] = len(mine) if mine == pool[:len(mine)] else [NAMES[c] for c in mine]
+    return out
 
 
 def _parse_suits(value: Any, where: str) -> tuple[Suit, ...]:

@@ -2,7 +2,7 @@
 can be read from the fields alone (``Game`` adds the flow of a turn, the handler of the
 pending decision, copies and the public API; :mod:`.resolution` the card movements).
 
-Internals, for the hot paths: cards are ids 0..111 (``cards.CARDS[id]``); a hand is
+Internals, for the hot paths: cards are ids (``cards.ALL_CARDS[id]``; 0..111 in the default deck); a hand is
 a list of ids in no meaningful order; the deck is a list with its *top at the end*;
 the discard pile is a list with its top at the end. ``_knower[card]`` is a bit mask
 of the seats that know where that card is while it sits in a hand (Contact, Raid,
@@ -15,7 +15,7 @@ import random
 from typing import TYPE_CHECKING, Any, Final
 
 from .actions import Action
-from .cards import CARDS, Card
+from .cards import ALL_CARDS, Card
 from .codec import ability_id
 from .decisions import Decision, DecisionKind
 from .events import Event
@@ -111,8 +111,8 @@ class GameState:
         self.winner = None
         self.drawn = ()
         self.opening_events = ()
-        self.universe = tuple(range(len(CARDS)))
-        self._knower = [0] * len(CARDS)
+        self.universe = rules.deck
+        self._knower = [0] * rules.deck_span
         self._opts = _ability_options(rules, n)
         self._decide(DecisionKind.ACTION, 0, 0)
         self._decision = 1
@@ -196,7 +196,7 @@ class GameState:
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The whole truth about a hand (not for bots or clients: use :meth:`view`)."""
-        return tuple([CARDS[c] for c in sorted(self.hands[seat])])  # ids sort in C
+        return tuple([ALL_CARDS[c] for c in sorted(self.hands[seat])])  # ids sort in C
 
     def knows(self, seat: int, card: Card | int) -> bool:
         """Whether ``seat`` knows where ``card`` is (its own hand, the public discard pile,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .cards import CARDS, Card
+from .cards import ALL_CARDS, Card
 from .codec import suit_counts
 from .decisions import Decision, DecisionKind
 from .outcome import Outcome, Termination
@@ -75,7 +75,7 @@ class View:
     resolving_target: int | None = None
     searching: tuple[Card, ...] | None = None
     selecting: tuple[Card, ...] = ()
-    universe: tuple[Card, ...] | None = None  # None: the full 112-card deck
+    universe: tuple[Card, ...] | None = None  # None: the full 112-card deck of R1.1; else the game's cards (a position's, or a rule set's [deck])
     first_rises: tuple[int, ...] = ()  # draws of the first Rises still owed, in turn order
     #: the pending decision's number (``Game.decision_number``): answers carry it back
     decision_number: int = 0
@@ -150,16 +150,16 @@ def view_of(g: GameState, seat: int | None) -> View:
             known: tuple[Card, ...] = ()
         else:
             bit = 1 << seat
-            known = tuple([CARDS[c] for c in sorted([c for c in g.hands[s] if knower[c] & bit])])
+            known = tuple([ALL_CARDS[c] for c in sorted([c for c in g.hands[s] if knower[c] & bit])])
         others.append(PlayerView(s, len(g.hands[s]), g.ct[s], known))
     pending = g.pending
     searching = None
     selecting: tuple[Card, ...] = ()
     if pending is not None and seat == pending.player:
         if pending.kind == DecisionKind.VISION:
-            searching = tuple([CARDS[c] for c in sorted(g.deck)])
-        selecting = tuple(CARDS[c] for c in g._selected)
-    full = len(g.universe) == len(CARDS)
+            searching = tuple([ALL_CARDS[c] for c in sorted(g.deck)])
+        selecting = tuple(ALL_CARDS[c] for c in g._selected)
+    full = len(g.universe) == 112 and g.universe[-1] == 111  # ascending ids: exactly the 112 of R1.1
     ability = g.resolving
     return View(
         seat=seat,
@@ -168,7 +168,7 @@ def view_of(g: GameState, seat: int | None) -> View:
         hand=g.hand(seat) if seat is not None else (),
         ct=g.ct[seat] if seat is not None else None,
         deck_size=len(g.deck),
-        discard=tuple([CARDS[c] for c in g.discard]),
+        discard=tuple([ALL_CARDS[c] for c in g.discard]),
         players=tuple(others),
         active=g.active,
         phase=g.phase,
@@ -185,7 +185,7 @@ def view_of(g: GameState, seat: int | None) -> View:
         searching=searching,
         selecting=selecting,
         decision_number=g.decision_number,
-        universe=None if full else tuple(CARDS[c] for c in g.universe),
+        universe=None if full else tuple(ALL_CARDS[c] for c in g.universe),
         first_rises=g._first_rises,
     )
 

@@ -10,7 +10,8 @@ games), ``history`` (``-1``: the whole game, see below), ``chance`` (``"exact"``
 ``"sampled"``), ``chance_outcomes`` and ``chance_seed`` (the sampled model).
 
 **Exact chance** (the default). Every random event of the rules is a chance node whose
-outcomes are card ids (``max_chance_outcomes`` = 112), each uniformly likely:
+outcomes are card ids (``max_chance_outcomes`` = 112, or one more than the largest id of
+a rule set's ``[deck]``), each uniformly likely:
 
 * the deal: one chance node per dealt card (the hands, then the first player's
   Rise draw);
@@ -103,14 +104,13 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ..engine import CARDS, NUM_ACTIONS, SUIT_OF, Event, Game, RuleSet, describe_id, sample_world
+from ..engine import ALL_CARDS, NUM_ACTIONS, SUIT_OF, Event, Game, RuleSet, describe_id, sample_world
 from .encoding import encode_game, obs_size
 from .spec import EVENT_KINDS, EVENT_RECORD, EVENTS_PER_TURN
 
 __all__ = ["EVENTS_PER_TURN", "EVENT_RECORD", "GAME_TYPE", "GAME_TYPE_2P", "CivLiteGame", "CivLiteGame2P",
            "CivLiteState", "SeededChance", "game_of", "info_tensor_size"]
 
-NUM_CARDS = len(CARDS)
 _DEFAULT_RULES = RuleSet.default()
 #: the parameters and their defaults (``python_civlite_2p`` has all but ``players``)
 DEFAULTS: dict[str, Any] = {"players": 2, "rules": "", "victory_ct": 0, "turn_limit": 0, "history": -1,
@@ -261,7 +261,7 @@ class _Core:
         self.game: Game | None = None
         self.pending: int | None = None  # the player action waiting on chance
         self.script: list[int] = []
-        self.candidates: list[int] = list(range(cfg.sampled or NUM_CARDS))
+        self.candidates: list[int] = list(range(cfg.sampled)) if cfg.sampled else list(cfg.rules.deck)
         self.events: list[Event] = []  # every event since the deal (this world's truth; redacted when read)
         self.records: list[list[tuple[float, ...]]] = [[] for _ in range(n)]  # per seat, filled when asked
         self.chains: list[tuple[int, bytes]] = [(0, b"")] * n  # per seat: records digested, digest
@@ -294,7 +294,7 @@ class _Core:
     @property
     def deal_size(self) -> int:
         r = self.cfg.rules
-        return min(NUM_CARDS, r.hand_size * self.cfg.n + r.rise_draw)
+        return min(len(r.deck), r.hand_size * self.cfg.n + r.rise_draw)
 
     def is_chance(self) -> bool:
         return self.game is None or self.pending is not None
@@ -307,7 +307,7 @@ class _Core:
         if self.game is None:
             if k:
                 rng = random.Random(self.path)
-                self.dealt = rng.sample(range(NUM_CARDS), self.deal_size)
+                self.dealt = rng.sample(self.cfg.rules.deck, self.deal_size)  # as range(112) for the default
             else:
                 self.dealt.append(outcome)
                 self.candidates.remove(outcome)
@@ -334,10 +334,10 @@ class _Core:
         n = self.cfg.n
         hands = [self.dealt[i * hs:(i + 1) * hs] for i in range(n)]
         hands[0] = hands[0] + self.dealt[hs * n:]
-        deck = sorted(set(range(NUM_CARDS)) - set(self.dealt))
+        deck = sorted(set(r.deck) - set(self.dealt))
         state = {
-            "players": [{"hand": [CARDS[c].name for c in h], "ct": 0} for h in hands],
-            "deck": [CARDS[c].name for c in deck],
+            "players": [{"hand": [ALL_CARDS[c].name for c in h], "ct": 0} for h in hands],
+            "deck": [ALL_CARDS[c].name for c in deck],
             "discard": [], "active": 0, "phase": "action", "turn": 1,
         }
         g = Game.from_position(state, r, seed=0)
@@ -379,7 +379,7 @@ class _Core:
 
     def view_json(self, seat: int) -> dict[str, Any]:
         if self.game is None:
-            mine = [CARDS[c].name for c in self.dealt_hand(seat)] if not self.cfg.sampled else []
+            mine = [ALL_CARDS[c].name for c in self.dealt_hand(seat)] if not self.cfg.sampled else []
             return {"seat": seat, "dealing": len(self.dealt), "hand": sorted(mine)}
         d = self.game.view(seat).to_json()
         d.pop("decision_number", None)  # the tensor has no such count: nor has the string
@@ -483,7 +483,7 @@ class CivLiteGame(pyspiel.Game):  # type: ignore[misc]
                            int(full["chance_seed"]))
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
-            max_chance_outcomes=k if mode == "sampled" else NUM_CARDS,
+            max_chance_outcomes=k if mode == "sampled" else self.rules.deck_span,
             num_players=n,
             min_utility=-1.0,
             max_utility=1.0,
@@ -577,7 +577,7 @@ class CivLiteState(pyspiel.State):  # type: ignore[misc]
         if player == pyspiel.PlayerId.CHANCE:
             if self.core.cfg.sampled:
                 return f"chance: outcome {action}"
-            return f"chance: {CARDS[action].name}"
+            return f"chance: {ALL_CARDS[action].name}"
         return describe_id(action)
 
     def is_terminal(self) -> bool:
