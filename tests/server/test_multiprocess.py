@@ -269,3 +269,48 @@ def test_a_new_table_is_leased_to_its_maker_in_the_transaction_that_stores_it(pg
     asyncio.run(run())
     s1.close()
     s2.close()
+
+
+def test_a_server_sweeps_dead_processes_heartbeats_at_start_up_and_then_periodically(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crashed process's heartbeat row is removed when a process starts, and those of
+    processes that die later at the next sweep; a live process's heartbeat stays."""
+    import asyncio
+
+    from sqlalchemy import text
+
+    from civlite.server import leases
+    from civlite.server.storage import Store
+    from civlite.server.tables import Manager
+
+    from .test_storage import _heartbeat, _owners
+
+    monkeypatch.setattr(leases, "SWEEP_EVERY", 0.5)
+    s1, s2 = Store(pg_url), Store(pg_url)
+    _heartbeat(s1, "crashed", 3600.0)
+    _heartbeat(s1, "alive", -3600.0)  # another process, renewing
+
+    async def run() -> None:
+        m = Manager(s2, bot_delay=0.05, bot_processes=0)
+        loop = asyncio.get_running_loop()
+        await m.start()
+        try:
+            end = loop.time() + 10
+            while "crashed" in _owners(s1) or m.owner not in _owners(s1):  # the start-up sweep, the first round
+                assert loop.time() < end, "the dead heartbeat was not swept at start-up"
+                await asyncio.sleep(0.05)
+            assert "alive" in _owners(s1)
+            _heartbeat(s1, "crashed-later", 60.0)
+            end = loop.time() + 10
+            while "crashed-later" in _owners(s1):  # a later sweep
+                assert loop.time() < end, "the dead heartbeat was not swept by a later round"
+                await asyncio.sleep(0.05)
+            assert {"alive", m.owner} <= _owners(s1)
+        finally:
+            await m.stop()
+        with s1.engine.connect() as conn:  # a clean stop removes its own heartbeat
+            assert conn.execute(text("SELECT count(*) FROM lease_owners WHERE owner = :o"), {"o": m.owner}).scalar() == 0
+
+    asyncio.run(run())
+    s1.close()
+    s2.close()

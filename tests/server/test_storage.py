@@ -161,3 +161,56 @@ def test_notify_reaches_a_listener(pg_url: str) -> None:
     assert got and got[0][0] == "t1" and all(s % 2 == 1 for _, s in got)
     store.close()
     other.close()
+
+
+def _heartbeat(store: Store, owner: str, age: float, tables: tuple[str, ...] = ()) -> None:
+    """A process's heartbeat row that lapsed ``age`` seconds ago (negative: still live), and its leases."""
+    from datetime import UTC, datetime, timedelta
+
+    import sqlalchemy as sa
+
+    when = datetime.now(UTC) - timedelta(seconds=age)
+    typed = sa.bindparam("e", type_=sa.DateTime(timezone=True))
+    with store.engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO lease_owners (owner, expires) VALUES (:o, :e)").bindparams(typed),
+                     {"o": owner, "e": when})
+        for tid in tables:
+            conn.execute(sa.text("INSERT INTO table_leases (table_id, owner, expires) VALUES (:t, :o, :e)")
+                         .bindparams(typed), {"t": tid, "o": owner, "e": when})
+
+
+def _owners(store: Store) -> set[str]:
+    from sqlalchemy import text
+
+    with store.engine.connect() as conn:
+        return set(conn.execute(text("SELECT owner FROM lease_owners")).scalars())
+
+
+def test_heartbeats_of_dead_processes_are_swept_and_live_ones_kept(db_url: str) -> None:
+    """Only heartbeats older than the bound go, with their leases of tables no longer played; a
+    live heartbeat, a fresh dead one, and a dead one still holding a played table's lease (which
+    is how another process finds that table to take it over) are kept."""
+    from sqlalchemy import text
+
+    store = Store(db_url)
+    for tid in ("play", "over", "over2"):
+        _table(store, tid)
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE tables SET status = 'over' WHERE id IN ('over', 'over2')"))
+    _heartbeat(store, "live", -60.0, ("over2",))  # renewed a minute ahead
+    _heartbeat(store, "fresh", 1.0)  # lapsed a second ago: within the bound
+    _heartbeat(store, "dead", 3600.0)
+    _heartbeat(store, "deadover", 3600.0, ("over",))
+    _heartbeat(store, "deadplay", 3600.0, ("play",))
+    assert store.sweep_lease_owners(12.0) == 2
+    assert _owners(store) == {"live", "fresh", "deadplay"}
+    with store.engine.connect() as conn:
+        leases: dict[str, str] = dict(conn.execute(text("SELECT table_id, owner FROM table_leases")).all())
+    assert leases == {"over2": "live", "play": "deadplay"}
+    if store.is_postgres:
+        assert store.orphaned_tables() == ["play"]  # still found, to be taken over
+        assert store.claim_leases("taker", ["play"], 5.0) == {"play"}
+        assert store.sweep_lease_owners(12.0) == 1  # taken over: the dead heartbeat goes now
+        assert _owners(store) == {"live", "fresh", "taker"}
+    assert store.sweep_lease_owners(12.0) == 0
+    store.close()

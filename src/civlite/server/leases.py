@@ -4,6 +4,10 @@ The process holding a table's lease runs them; it renews every LEASE_EVERY secon
 a lease lapses for LEASE_TTL another process that has the table claims it (so a dead
 process's tables go on within about LEASE_TTL + LEASE_EVERY seconds). Tables of a dead
 process that nobody here has loaded are loaded and claimed too.
+
+A crashed process leaves its heartbeat row behind: at start-up and every SWEEP_EVERY seconds
+the rounds remove the heartbeats older than STALE_LEASES lease times (a live process renews
+its own every LEASE_EVERY seconds, so it is never touched).
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ _T = TypeVar("_T")
 
 LEASE_TTL = 1.2
 LEASE_EVERY = 0.3
+#: a heartbeat this many lease times old is a dead process's, and is removed
+STALE_LEASES = 10
+#: seconds between two sweeps of dead processes' heartbeats (and one at start-up)
+SWEEP_EVERY = 30.0
 
 
 class Leases:
@@ -66,7 +74,7 @@ class Leases:
         for task in (self.task, *self._adopting):
             if task is not None:
                 task.cancel()
-        if self.enabled and self.owned:
+        if self.enabled:  # its heartbeat too, even with no table held
             with contextlib.suppress(Exception):
                 await self._on_thread(self.store.release_leases, self.owner)
             self.owned.clear()
@@ -102,9 +110,24 @@ class Leases:
             return await asyncio.to_thread(fn, *args)
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
 
+    async def sweep(self) -> int:
+        """Remove the heartbeats of processes gone for STALE_LEASES lease times; how many went."""
+        gone = await self._on_thread(self.store.sweep_lease_owners, STALE_LEASES * LEASE_TTL)
+        if gone:
+            log.info("removed the heartbeats of %d processes gone for over %.0f s", gone, STALE_LEASES * LEASE_TTL)
+        return gone
+
     async def _loop(self) -> None:
         failing = False
+        loop = asyncio.get_running_loop()
+        next_sweep = loop.time()  # at start-up, then every SWEEP_EVERY seconds
         while True:
+            if loop.time() >= next_sweep:
+                next_sweep = loop.time() + SWEEP_EVERY
+                try:
+                    await self.sweep()
+                except Exception as e:  # storage down: the next sweep does it
+                    log.warning("heartbeats of dead processes not swept: %s: %s", type(e).__name__, e)
             await asyncio.sleep(LEASE_EVERY)
             tables = self.registry.tables
             want = [tid for tid, t in tables.items() if not t.game.is_over]

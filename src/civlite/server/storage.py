@@ -16,7 +16,7 @@ import secrets
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -416,6 +416,25 @@ class Store:
         with self.engine.begin() as conn:
             conn.execute(text("DELETE FROM table_leases WHERE owner = :me"), {"me": owner})
             conn.execute(text("DELETE FROM lease_owners WHERE owner = :me"), {"me": owner})
+
+    def sweep_lease_owners(self, older_than: float) -> int:
+        """Remove the heartbeats of processes gone for ``older_than`` seconds (crashed: a clean
+        stop removes its own), with their leases of tables no longer played; returns how many
+        heartbeats went. A live process's heartbeat is newer, so it is never touched; a dead
+        one that still holds the lease of a table being played is kept until another process
+        takes the table over (``orphaned_tables`` finds such tables through it)."""
+        stale = "o.expires < " + ("now() - make_interval(secs => :age)" if self.is_postgres else ":cutoff")
+        args: dict[str, Any] = {"age": older_than} if self.is_postgres else {
+            "cutoff": datetime.now(UTC) - timedelta(seconds=older_than)}
+        typed = [] if self.is_postgres else [bindparam("cutoff", type_=DateTime(timezone=True))]
+        with self.engine.begin() as conn:
+            conn.execute(text(
+                "DELETE FROM table_leases WHERE owner IN (SELECT o.owner FROM lease_owners o WHERE " + stale + ") "
+                "AND table_id NOT IN (SELECT id FROM tables WHERE status = 'playing')").bindparams(*typed), args)
+            gone = conn.execute(text(
+                "DELETE FROM lease_owners WHERE owner IN (SELECT o.owner FROM lease_owners o WHERE " + stale + " "
+                "AND NOT EXISTS (SELECT 1 FROM table_leases l WHERE l.owner = o.owner))").bindparams(*typed), args)
+            return int(gone.rowcount or 0)
 
     def orphaned_tables(self, limit: int = 20) -> list[str]:
         """Unfinished tables whose owner's heartbeat lapsed (its process died)."""
