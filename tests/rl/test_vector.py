@@ -96,5 +96,68 @@ def test_vector_env_is_a_gymnasium_vector_env() -> None:
     acts = _random_actions(obs["action_mask"], np.random.default_rng(0))
     obs, *_ = v.step(acts)
     assert v.observation_space.contains(obs)
-    with pytest.raises(ValueError, match="not legal"):
-        v.step(np.full(2, NUM_ACTIONS - 1))
+    obs, rewards, term, _, infos = v.step(v.action_space.sample())  # any element of the action space steps
+    assert v.observation_space.contains(obs) and obs["action_mask"].any(axis=1).all()
+    bad = infos["illegal_action"]
+    assert term[bad].all() and (rewards[bad] == -1.0).all()
+
+
+def test_vector_env_illegal_action_ends_that_rows_episode() -> None:
+    """The Gymnasium env's classic convention, row by row: the illegal row ends with the
+    penalty and says why, then starts a new game in the same step; the others step on."""
+    v = CivLiteVectorEnv(num_envs=3, opponents=["random"], rules=SHORT, seat=0)
+    obs, _ = v.reset(seed=7)
+    before = [g.state_json() for g in v.core.games]
+    acts = _random_actions(obs["action_mask"], np.random.default_rng(2))
+    acts[1] = NUM_ACTIONS - 1 if not obs["action_mask"][1, NUM_ACTIONS - 1] else 0
+    assert not obs["action_mask"][1, acts[1]]
+    seed_games = v.core.episodes
+    obs, rewards, term, trunc, infos = v.step(acts)
+    assert rewards[1] == -1.0 and term[1] and not trunc[1]
+    assert infos["illegal_action"].tolist() == [False, True, False]
+    assert infos["_illegal_reason"].tolist() == [False, True, False]
+    assert f"action {acts[1]}" in infos["illegal_reason"][1] and "not legal" in infos["illegal_reason"][1]
+    final = infos["final_info"][1]
+    assert infos["_final_info"][1] and final["illegal_action"] and final["illegal_reason"] == infos["illegal_reason"][1]
+    assert not infos["final_obs"][1]["action_mask"].any()  # the ended row's last mask: nothing legal
+    assert v.core.episodes == seed_games + 1 + int(term[0] or trunc[0]) + int(term[2] or trunc[2])
+    assert v.core.games[1].state_json() != before[1] and not v.core.games[1].over  # its next game
+    assert v.core.games[0].state_json() != before[0]  # the legal rows stepped
+    assert obs["action_mask"].any(axis=1).all()  # no row waits with an empty mask
+
+
+def test_vector_env_strict_raises_and_changes_nothing() -> None:
+    v = CivLiteVectorEnv(num_envs=2, opponents=["random"], rules=SHORT, strict=True)
+    obs, _ = v.reset(seed=3)
+    before = [g.state_json() for g in v.core.games]
+    acts = _random_actions(obs["action_mask"], np.random.default_rng(0))
+    acts[0] = -1
+    with pytest.raises(ValueError, match=r"env 0: action -1 \(out of range\) is not legal"):
+        v.step(acts)
+    assert [g.state_json() for g in v.core.games] == before
+
+
+def test_vector_env_illegal_penalty_is_a_no_op() -> None:
+    v = CivLiteVectorEnv(num_envs=2, opponents=["random"], rules=SHORT, illegal_penalty=-0.25)
+    obs, _ = v.reset(seed=3)
+    before = v.core.games[1].state_json()
+    acts = _random_actions(obs["action_mask"], np.random.default_rng(0))
+    acts[1] = -1
+    obs2, rewards, term, trunc, infos = v.step(acts)
+    assert rewards[1] == -0.25 and not term[1] and not trunc[1] and infos["illegal_action"][1]
+    assert v.core.games[1].state_json() == before
+    np.testing.assert_array_equal(obs2["action_mask"][1], obs["action_mask"][1])
+
+
+def test_vector_env_replaces_a_game_that_ends_before_the_learner_decides() -> None:
+    """At one CT to win the first seat often wins before the second decides: such a game
+    is replaced, so no row is left with an empty mask."""
+    one_ct = RuleSet.default().with_changes(victory_ct=1)
+    v = CivLiteVectorEnv(num_envs=4, opponents=["random"], rules=one_ct, seat=1)
+    replaced = 0
+    for seed in range(0, 200, 4):
+        obs, _ = v.reset(seed=seed)
+        assert obs["action_mask"].any(axis=1).all()
+        assert not any(g.over for g in v.core.games)
+        replaced += sum(g.seed != seed + i for i, g in enumerate(v.core.games))
+    assert replaced > 0

@@ -17,6 +17,26 @@ Two layers:
   (``infos["final_obs"]`` / ``infos["final_info"]`` hold the ended games' last
   observation and info).
 
+Illegal actions in :class:`CivLiteVectorEnv` follow the Gymnasium environment's
+convention (PettingZoo's classic one), row by row: an action outside a row's mask ends
+that row's episode with reward ``illegal_reward`` (-1) and ``terminated`` True, its
+game left as it was; ``infos["illegal_action"]`` (booleans, every step) marks the row,
+``infos["illegal_reason"]`` says why, its ``final_info`` has ``illegal_action`` True and
+the reason, and its ``final_obs`` has an all-zero mask; the row starts its next game in
+the same step, like any other ended row. The other rows step as usual. ``strict=True``
+raises ``ValueError`` instead (and changes nothing); ``illegal_penalty=x`` makes the
+action a no-op with reward ``x`` (the episode goes on). :class:`BatchedGames` (self-play,
+no learner) always raises.
+
+Masks are never all zero here: a row whose game ends starts its next one in the same
+step, so every returned row waits on its learner (only ``final_obs`` holds an ended
+game's all-zero mask). A game that would end before the learner's first decision
+(possible only with rules whose turn limit ends it first) is replaced by another.
+Gymnasium's ``SyncVectorEnv`` over :class:`civlite.rl.gymnasium.SingleAgentEnv`
+(``vectorization_mode="sync"``, next-step autoreset) differs: there a row whose episode
+ended shows the all-zero mask until the next step resets it, and that step ignores its
+action.
+
 Seeds: ``reset(seed=s)`` starts game ``i`` as ``Game(players, seed=s + i)`` (so game 0
 deals what ``Game(players, seed=s)``, PettingZoo's and Gymnasium's ``reset(seed=s)`` and
 ``civlite demo --seed s`` deal); later games take seeds from a generator seeded by ``s``.
@@ -159,9 +179,11 @@ class BatchedGames:
 class CivLiteVectorEnv(VectorEnv):
     """``num_envs`` learner-vs-bots games stepped in one call (a ``gymnasium.vector.VectorEnv``).
 
-    Autoreset is gymnasium's ``SAME_STEP`` mode (``metadata["autoreset_mode"]``). ``copy``
-    as for :class:`BatchedGames` (``False``: the observation arrays are buffers reused by
-    the next call)."""
+    Autoreset is gymnasium's ``SAME_STEP`` mode (``metadata["autoreset_mode"]``). An
+    illegal action ends its row's episode with reward ``illegal_reward`` (see the module's
+    notes); ``strict=True`` raises instead, ``illegal_penalty=x`` makes it a penalised no-op.
+    ``copy`` as for :class:`BatchedGames` (``False``: the observation arrays are buffers
+    reused by the next call)."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012
 
@@ -174,6 +196,8 @@ class CivLiteVectorEnv(VectorEnv):
         illegal_penalty: float | None = None,
         render_mode: str | None = None,
         copy: bool = True,
+        strict: bool = False,
+        illegal_reward: float = -1.0,
     ) -> None:
         if render_mode is not None:
             raise ValueError("the batched environment does not render; use SingleAgentEnv")
@@ -189,6 +213,8 @@ class CivLiteVectorEnv(VectorEnv):
             make_bot(spec, seed=0)  # fail now on an unknown bot
         self.seat_option = seat
         self.illegal_penalty = illegal_penalty
+        self.strict = strict
+        self.illegal_reward = float(illegal_reward)
         self.num_envs = num_envs
         self.copy = copy
         self.render_mode = None
@@ -206,19 +232,29 @@ class CivLiteVectorEnv(VectorEnv):
         self._rng = random.Random()
 
     def _start(self, i: int, seed: int) -> None:
+        """Start env ``i``'s next game and play the bots up to its learner's first decision.
+
+        A game that ends before that decision (only a rule set's turn limit can do it) is
+        replaced by another, so that no row is left with an empty mask."""
         n = self.players
         rng = self._rng
-        seat = rng.randrange(n) if self.seat_option == "random" else int(self.seat_option)
-        self.seats[i] = self._seats[i] = seat
-        others = [s for s in range(n) if s != seat]
-        bots = {s: make_bot(spec, seed=rng.getrandbits(63))
-                for s, spec in zip(others, self.opponent_specs, strict=True)}
-        g = self.core.games[i] = self.core._new_game(seed)
-        if i < len(self.bots):
-            self.bots[i] = bots
-        else:
-            self.bots.append(bots)
-        self._play_opponents(i, g)
+        for _ in range(1000):
+            seat = rng.randrange(n) if self.seat_option == "random" else int(self.seat_option)
+            self.seats[i] = self._seats[i] = seat
+            others = [s for s in range(n) if s != seat]
+            bots = {s: make_bot(spec, seed=rng.getrandbits(63))
+                    for s, spec in zip(others, self.opponent_specs, strict=True)}
+            g = self.core.games[i] = self.core._new_game(seed)
+            if i < len(self.bots):
+                self.bots[i] = bots
+            else:
+                self.bots.append(bots)
+            self._play_opponents(i, g)
+            if not g.over:
+                return
+            seed = rng.getrandbits(63)
+        raise ValueError(f"seat {self.seat_option}: 1,000 games in a row ended before the learner's first "
+                         f"decision (turn limit {self.rules.turn_limit})")
 
     def _play_opponents(self, i: int, g: Game) -> None:
         """Let the bots decide until env ``i``'s learner decides (or the game ends)."""
@@ -279,21 +315,33 @@ class CivLiteVectorEnv(VectorEnv):
         illegal = np.zeros(n, bool)
         legal = core.legal
         bad = _first_illegal(acts, legal)
+        reasons: dict[int, str] = {}
         if bad is not None:
-            if self.illegal_penalty is None:
-                i, a = bad
-                raise ValueError(f"env {i}: action {a} is not legal; legal: {legal[i]} "
-                                 "(or make illegal actions penalised no-ops with illegal_penalty=...)")
             for i, a in enumerate(acts):
-                illegal[i] = a not in legal[i]
+                if a not in legal[i]:
+                    illegal[i] = True
+                    reasons[i] = (f"action {a} ({describe_id(a) if 0 <= a < NUM_ACTIONS else 'out of range'}) "
+                                  f"is not legal now; the legal actions are {legal[i]}")
+            if self.strict:
+                i, _ = bad
+                raise ValueError(f"env {i}: {reasons[i]} (use the action_mask; strict=False ends the row's "
+                                 "episode with a penalty instead)")
         ended: list[int] = []
         finals: list[dict[str, Any]] = []
         games = core.games
         seats = self._seats
         play = self._play_opponents
+        penalty = self.illegal_penalty
         for i, a in enumerate(acts):
             if bad is not None and illegal[i]:
-                rewards[i] = self.illegal_penalty
+                if penalty is not None:  # a penalised no-op: the episode goes on
+                    rewards[i] = penalty
+                    continue
+                rewards[i] = self.illegal_reward  # the classic convention: the row's episode ends
+                term[i] = True
+                ended.append(i)
+                finals.append({"seat": seats[i], "turn": games[i].turn, "illegal_action": True,
+                               "illegal_reason": reasons[i]})
                 continue
             g = games[i]
             g.apply_id(a, False)
@@ -307,7 +355,7 @@ class CivLiteVectorEnv(VectorEnv):
                     rewards[i] = 1.0 if g.winner == seat else -1.0
                 ended.append(i)
                 finals.append({"seat": seat, "winner": g.winner, "drawn": list(g.drawn), "turn": g.turn,
-                               "turn_limit": g.winner is None})
+                               "turn_limit": g.winner is None, "illegal_action": False})
         infos: dict[str, Any] = {}
         if ended:
             final_obs = np.empty(n, dtype=object)
@@ -321,6 +369,12 @@ class CivLiteVectorEnv(VectorEnv):
                 core.episodes += 1
                 self._start(i, self._rng.getrandbits(63))
             infos = {"final_obs": final_obs, "_final_obs": flags, "final_info": final_info, "_final_info": flags}
-        if self.illegal_penalty is not None:
-            infos["illegal_action"] = illegal
+        infos["illegal_action"] = illegal
+        infos["_illegal_action"] = np.ones(n, bool)
+        if reasons:
+            why = np.empty(n, dtype=object)
+            for i, r in reasons.items():
+                why[i] = r
+            infos["illegal_reason"] = why
+            infos["_illegal_reason"] = illegal.copy()
         return self._observe(), rewards, term, trunc, infos
