@@ -1,7 +1,8 @@
 """Around the table, against a real server (SQLite and PostgreSQL): open seats taken first come
 and a table started with bots; the lobby's figures for a table evicted from memory; abandoned
 tables marked, then closed; chat (bounded, cleaned, players only, hostile input); profiles
-(a key, a new key revokes the old) and ratings (a rated game moves them once)."""
+(a key, a new key revokes the old), their mutes (stored, bounded) and ratings (a rated game
+moves them once)."""
 
 from __future__ import annotations
 
@@ -244,3 +245,64 @@ def test_a_profile_key_can_be_replaced_and_the_old_one_stops_working(sqlite_url:
         assert httpx.get(srv.url + "/api/profiles/nosuch").status_code == 404
     finally:
         srv.stop()
+
+
+def _mutes(srv: ServerProc, key: str, **change: list[str]) -> httpx.Response:
+    return httpx.post(srv.url + "/api/profiles/me/mutes", json={"key": key, **change}, timeout=10)
+
+
+def test_mutes_follow_the_profile_bounded_and_proved_by_its_key(db_url: str) -> None:
+    """A profile's mutes are stored with it (so every device signed in with it reads them), are
+    changed only with its key, name a profile, a seat or a table's spectators, and stop at 200:
+    a change past that is refused whole, even two sent at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    srv = ServerProc(db_url, rate_limit=0, args=FAST).start()
+    try:
+        ann, bea = _profile(srv, "Ann"), _profile(srv, "Bea")
+        assert _mutes(srv, ann["key"]).json() == {"mutes": [], "max": 200}
+        got = _mutes(srv, ann["key"], mute=[f"p:{bea['id']}", "t:abc123:2", "t:abc123:w"])
+        assert got.status_code == 200, got.text
+        assert got.json()["mutes"] == sorted([f"p:{bea['id']}", "t:abc123:2", "t:abc123:w"])
+        # muted again: kept once; unmute and mute in one change
+        got = _mutes(srv, ann["key"], mute=[f"p:{bea['id']}", "t:x9:0"], unmute=["t:abc123:2"])
+        assert got.json()["mutes"] == sorted([f"p:{bea['id']}", "t:abc123:w", "t:x9:0"])
+        assert _mutes(srv, bea["key"]).json()["mutes"] == []  # each profile its own
+        # the key proves the profile: a wrong or replaced key changes nothing
+        assert _mutes(srv, "nosuchkey", mute=["t:x9:1"]).status_code == 403
+        new = httpx.post(srv.url + "/api/profiles/me/key", json={"key": ann["key"]}).json()["key"]
+        old = _mutes(srv, ann["key"], unmute=[f"p:{bea['id']}"])
+        assert old.status_code == 403 and old.json()["code"] == "bad_key"
+        assert len(_mutes(srv, new).json()["mutes"]) == 3
+        # what a mute names is checked, and nothing is stored from a refused request
+        for bad in ("bea", "p:", "p:<b>", "t:abc:", "t:abc:spectators", "t:abc:123", "x" * 65, "p:a\u202eb"):
+            r = _mutes(srv, new, mute=["t:ok:1", bad])
+            assert r.status_code == 422, (bad, r.text)
+        assert _mutes(srv, new, mute=[f"t:t{i}:1" for i in range(201)]).status_code == 422
+        assert len(_mutes(srv, new).json()["mutes"]) == 3
+        # the bound: 197 more fill it, one more is refused whole (with the unmute it came with)
+        assert _mutes(srv, new, mute=[f"t:t{i}:1" for i in range(197)]).json()["mutes"].__len__() == 200
+        full = _mutes(srv, new, mute=["t:more:1", "t:more:2"], unmute=["t:t0:1"])
+        assert full.status_code == 409 and full.json()["code"] == "too_many_mutes", full.text
+        assert "200" in full.json()["detail"] and "nothing changed" in full.json()["detail"]
+        now = _mutes(srv, new).json()["mutes"]
+        assert len(now) == 200 and "t:t0:1" in now
+        assert len(_mutes(srv, new, mute=["t:more:1"], unmute=["t:t0:1", "t:t1:1"]).json()["mutes"]) == 199
+        # two changes at once, each within the bound alone but not together: one of them is refused
+        bea_key = bea["key"]
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(lambda side: _mutes(srv, bea_key, mute=[f"t:{side}{i}:0" for i in range(150)]),
+                                    ("a", "b")))
+        assert sorted(r.status_code for r in answers) == [200, 409], [r.text for r in answers]
+        assert len(_mutes(srv, bea_key).json()["mutes"]) == 150
+    finally:
+        srv.stop()
+    # a restart keeps them (they are stored, not in memory)
+    again = ServerProc(db_url, rate_limit=0, args=FAST).start()
+    try:
+        assert len(_mutes(again, new).json()["mutes"]) == 199
+    finally:
+        again.stop()
+    for s in (srv, again):
+        log = s.log_path.read_text()
+        assert "ERROR" not in log and "Traceback" not in log, log[-2000:]

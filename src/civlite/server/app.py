@@ -24,6 +24,7 @@ from .lobby import RULESETS
 from .protocol import (
     VERSION,
     CreateTable,
+    MuteChange,
     NewProfile,
     ProfileKey,
     ProtocolError,
@@ -224,6 +225,12 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     async def new_key(body: ProfileKey, request: Request) -> dict[str, Any]:
         """A new key for the profile: the old one, and every restore link holding it, stop working."""
         return await mgr(request).profiles.new_key(body.key)
+
+    @app.post("/api/profiles/me/mutes")
+    async def my_mutes(body: MuteChange, request: Request) -> dict[str, Any]:
+        """The profile's chat mutes (``mute``, ``unmute``: change them first), so they follow the
+        profile to every device; at most ``MAX_MUTES``."""
+        return await mgr(request).profiles.mutes(body.key, body.mute, body.unmute)
 
     @app.get("/api/profiles/{profile_id}")
     async def profile(profile_id: str, request: Request) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Profiles: a name plus a secret key kept by the browser (no password, no e-mail). The key
 is the profile: a link holding it (``/restore#key=...``) restores the profile on another
-device, and asking for a new key revokes every link made before."""
+device, and asking for a new key revokes every link made before. A profile's chat mutes are
+kept with it (at most ``MAX_MUTES``), so they follow it to every device."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any, TypeVar
 
 from .names import safe_name
 from .protocol import ProtocolError
-from .social_store import Profile, SocialStore
+from .social_store import MAX_MUTES, Profile, SocialStore
 
 log = logging.getLogger("civlite.server")
 R = TypeVar("R")
@@ -69,6 +70,18 @@ class Profiles:
         if new is None:
             raise ProtocolError("bad_key", "this profile key was replaced meanwhile: use the newest one")
         return {**profile_json(p), "key": new, "restore": restore_link(new)}
+
+    async def mutes(self, key: str, mute: list[str], unmute: list[str]) -> dict[str, Any]:
+        """The profile's mutes after unmuting ``unmute`` then muting ``mute``; refused, with
+        nothing changed, past ``MAX_MUTES``."""
+        p = await self._by_key(key)
+        if not mute and not unmute:
+            return {"mutes": await self._run(self.social.mutes, p.id), "max": MAX_MUTES}
+        done, now = await self._run(self.social.change_mutes, p.id, mute, unmute, MAX_MUTES)
+        if not done:
+            raise ProtocolError("too_many_mutes", f"a profile keeps at most {MAX_MUTES} mutes (this one has "
+                                f"{len(now)}): unmute someone first; nothing changed")
+        return {"mutes": now, "max": MAX_MUTES}
 
     async def public(self, profile_id: str) -> dict[str, Any]:
         p = await self._run(self.social.get_profile, profile_id)

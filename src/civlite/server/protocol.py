@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..bots import LEVEL_NOTES, LEVEL_RATINGS, LEVELS
 from ..engine import CARDS, SUITS, Event, Game, GameRecord, RuleSet
+from .social_store import MAX_MUTES
 from .storage import TableInfo
 
 VERSION = 1
@@ -507,6 +508,22 @@ class ProfileKey(BaseModel):
     name: Annotated[str, Field(min_length=1, max_length=40)] | None = None
 
 
+#: what a mute names: ``p:<profile id>`` (that player at every table), ``t:<table id>:<seat>``
+#: (a seat without a profile) or ``t:<table id>:w`` (that table's spectators)
+MUTE_TARGET = r"^(p:[A-Za-z0-9]{1,24}|t:[A-Za-z0-9_-]{1,32}:(w|[0-9]{1,2}))$"
+MuteTarget = Annotated[str, Field(pattern=MUTE_TARGET, max_length=64)]
+
+
+class MuteChange(BaseModel):
+    """``POST /api/profiles/me/mutes``: the profile's mutes, after unmuting ``unmute`` then
+    muting ``mute`` (both empty: only read them)."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: Annotated[str, Field(min_length=1, max_length=64)]
+    mute: Annotated[list[MuteTarget], Field(max_length=MAX_MUTES)] = []
+    unmute: Annotated[list[MuteTarget], Field(max_length=MAX_MUTES)] = []
+
+
 class Reissue(BaseModel):
     """``POST /api/tables/{id}/seats/{seat}/invite``: the seat's current token proves its holder."""
 
@@ -516,7 +533,8 @@ class Reissue(BaseModel):
 
 #: the HTTP status of a refusal, by its code (any other code: 422)
 HTTP_STATUS = {"unavailable": 503, "not_stored": 503, "busy": 503, "no_table": 404, "bad_token": 403,
-               "no_profile": 404, "bad_key": 403, "seat_taken": 409, "not_open": 409, "not_host": 403}
+               "no_profile": 404, "bad_key": 403, "seat_taken": 409, "not_open": 409, "not_host": 403,
+               "too_many_mutes": 409}
 
 
 def refusal(code: str, detail: str) -> dict[str, Any]:

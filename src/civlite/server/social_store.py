@@ -1,5 +1,6 @@
 """Storage of what surrounds the games: each table's chat, the players' profiles (a name and
-the digest of a secret key the browser keeps) and the ratings that rated games move.
+the digest of a secret key the browser keeps), whom each profile has muted, and the ratings
+that rated games move.
 
 A rated game moves each profile's rating once: one ``ratings`` row per profile and table, so
 rating the same finished table again (after a restart, a reload, a second process) changes
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import DateTime, Float, ForeignKey, Integer, String, func, select, update
+from sqlalchemy import DateTime, Float, ForeignKey, Integer, String, delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -22,6 +23,8 @@ from .storage import Base, Store, TableRow
 
 #: a new profile's rating (OpenSkill's defaults)
 MU, SIGMA = 25.0, 25.0 / 3
+#: mutes one profile may keep at most
+MAX_MUTES = 200
 
 
 class ChatRow(Base):
@@ -45,6 +48,17 @@ class ProfileRow(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class MuteRow(Base):
+    """One profile's mute: ``target`` is ``p:<profile id>`` (that player, at every table),
+    ``t:<table id>:<seat>`` (a seat without a profile) or ``t:<table id>:w`` (its spectators)."""
+
+    __tablename__ = "mutes"
+
+    profile_id: Mapped[str] = mapped_column(String(24), ForeignKey("profiles.id", ondelete="CASCADE"), primary_key=True)
+    target: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class RatingRow(Base):
@@ -96,6 +110,10 @@ class Result:
     profile_id: str | None
     mu: float
     sigma: float
+
+
+class _OverLimit(Exception):
+    """A change of mutes past the bound (its transaction is rolled back)."""
 
 
 def key_digest(key: str) -> str:
@@ -172,6 +190,35 @@ class SocialStore:
         with self.sessions.begin() as s:
             s.execute(update(ProfileRow).where(ProfileRow.key_sha256 == key_digest(key)).values(name=name))
         return self.profile_by_key(key)
+
+    # -- mutes ----------------------------------------------------------------------
+    def mutes(self, profile_id: str) -> list[str]:
+        """The profile's mutes, sorted."""
+        with self.sessions() as s:
+            return list(s.scalars(select(MuteRow.target).where(MuteRow.profile_id == profile_id)
+                                  .order_by(MuteRow.target)))
+
+    def change_mutes(self, profile_id: str, mute: Sequence[str], unmute: Sequence[str],
+                     limit: int = MAX_MUTES) -> tuple[bool, list[str]]:
+        """Unmute ``unmute`` then mute ``mute`` (already muted: kept) in one transaction; returns
+        whether it was done and the mutes after. Not done (nothing changed) when the profile
+        would keep more than ``limit``."""
+        try:
+            with self.sessions.begin() as s:
+                # a write first: the profile's row is locked (PostgreSQL) or the database's write
+                # lock taken (SQLite), so two changes of one profile's mutes cannot both pass the bound
+                s.execute(update(ProfileRow).where(ProfileRow.id == profile_id).values(games=ProfileRow.games))
+                if unmute:
+                    s.execute(delete(MuteRow).where(MuteRow.profile_id == profile_id, MuteRow.target.in_(set(unmute))))
+                have = set(s.scalars(select(MuteRow.target).where(MuteRow.profile_id == profile_id)))
+                new = set(mute) - have
+                if len(have) + len(new) > limit:
+                    raise _OverLimit  # rolled back: the unmutes too
+                now = _now()
+                s.add_all(MuteRow(profile_id=profile_id, target=t, created_at=now) for t in sorted(new))
+        except _OverLimit:
+            return False, self.mutes(profile_id)
+        return True, sorted(have | new)
 
     def leaderboard(self, limit: int = 100) -> list[Profile]:
         """Profiles that have played a rated game, best rating (mu - 3 sigma) first."""
