@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import ServerProc
+from .conftest import Client, ServerProc, token_of
 from .test_browser import DESKTOP, PHONE, audit, shot, step, watch
 
 pytestmark = pytest.mark.browser
@@ -216,3 +216,103 @@ def test_a_notification_is_raised_when_the_tab_is_hidden(browser: Any, tmp_path:
         assert errors == []
     finally:
         srv.stop()
+
+
+def _say(srv: ServerProc, table: str, token: str | None, text: str, name: str | None = None) -> Client:
+    c = Client(srv.ws_url)
+    assert c.hello(table, token)["type"] == "welcome"
+    c.send({"v": 1, "type": "chat", "text": text, **({"name": name} if name else {})})
+    got = c.until(lambda m: m["type"] == "error" or (m["type"] == "chat" and m["line"]["text"] == text))
+    assert got["type"] == "chat", got
+    return c
+
+
+def _server_mutes(srv: ServerProc, key: str) -> set[str]:
+    return set(httpx.post(srv.url + "/api/profiles/me/mutes", json={"key": key}, timeout=10).json()["mutes"])
+
+
+def _lines(page: Any) -> list[str]:
+    return [x.strip() for x in page.locator("[data-testid=chat-log] li .chat-text").all_inner_texts()]
+
+
+@pytest.mark.postgres
+def test_mutes_follow_the_profile_to_another_device_and_work_without_one(browser: Any, pg_url: str) -> None:
+    """Ann mutes Bea (who has a profile: muted at every table) and Cy (no profile: that seat);
+    the mutes are kept with Ann's profile, so on a second device restored by her link Bea's
+    lines are hidden at another table too; a player may hide spectators' lines everywhere
+    (Settings); without a profile, mutes are kept by the browser alone."""
+    srv = ServerProc(pg_url, rate_limit=0, args=FAST).start()
+    clients: list[Client] = []
+    try:
+        a = browser.new_context(viewport=DESKTOP).new_page()
+        errs = watch(a)
+        ann = _make_profile(a, srv, "Ann")
+        link = a.input_value("[data-testid=restore-link]")
+        bea = httpx.post(srv.url + "/api/profiles", json={"name": "Bea"}).json()
+        t1 = srv.create([{"kind": "human", "name": "Ann", "profile": ann["key"]},
+                         {"kind": "human", "name": "Bea", "profile": bea["key"]}, {"kind": "human", "name": "Cy"}],
+                        victory_ct=30, name="One")
+        clients += [_say(srv, t1["id"], token_of(t1, 1), "bea here"), _say(srv, t1["id"], token_of(t1, 2), "cy here"),
+                    _say(srv, t1["id"], None, "just watching", "Wes")]
+        a.goto(srv.url + t1["seats"][0]["invite"])
+        a.wait_for_function("document.querySelectorAll('[data-testid=chat-log] li').length === 3")
+        a.click("[data-testid=chat] details.mute summary")
+        assert "at every table" in a.inner_text("[data-testid=chat] details.mute label:has([data-testid=mute-1])")
+        a.check("[data-testid=mute-1]")
+        a.check("[data-testid=mute-2]")
+        assert _lines(a) == ["just watching"]
+        assert "2 lines from muted players hidden" in a.inner_text("[data-testid=chat-hidden]")
+        deadline = time.monotonic() + 10
+        while _server_mutes(srv, ann["key"]) != {f"p:{bea['id']}", f"t:{t1['id']}:2"}:
+            assert time.monotonic() < deadline, _server_mutes(srv, ann["key"])
+            time.sleep(0.1)
+        # another device, restored by the link: the profile's mutes are loaded with it
+        b = browser.new_context(viewport=DESKTOP).new_page()
+        errs_b = watch(b)
+        b.goto(link)
+        b.wait_for_selector("[data-testid=mute-count]:has-text('Muted in chat: 2')")
+        t2 = srv.create([{"kind": "human", "name": "Ann", "profile": ann["key"]},
+                         {"kind": "human", "name": "Bea", "profile": bea["key"]}], victory_ct=30, name="Two")
+        clients += [_say(srv, t2["id"], token_of(t2, 1), "bea again"), _say(srv, t2["id"], None, "hi all", "Wes")]
+        b.goto(srv.url + t2["seats"][0]["invite"])
+        b.wait_for_selector("[data-testid=chat-log] li:has-text('hi all')")
+        assert _lines(b) == ["hi all"]  # Bea is muted at this table too
+        b.click("[data-testid=chat] details.mute summary")
+        assert b.is_checked("[data-testid=mute-1]")
+        # a player's own setting hides spectators' lines at every table
+        b.click("details.menu summary")
+        b.check("[data-testid=hide-spectators]")
+        assert _lines(b) == [] and b.is_disabled("[data-testid=mute-spectators]")
+        assert audit(b, "table with muted players") == []
+        b.uncheck("[data-testid=hide-spectators]")
+        assert _lines(b) == ["hi all"]
+        # unmuted on this device: unmuted for the profile
+        b.uncheck("[data-testid=mute-1]")
+        b.wait_for_selector("[data-testid=chat-log] li:has-text('bea again')")
+        deadline = time.monotonic() + 10
+        while _server_mutes(srv, ann["key"]) != {f"t:{t1['id']}:2"}:
+            assert time.monotonic() < deadline, _server_mutes(srv, ann["key"])
+            time.sleep(0.1)
+        a.reload()  # the first device loads the change when the table opens again
+        a.wait_for_selector("[data-testid=chat-log] li:has-text('bea here')")
+        assert _lines(a) == ["bea here", "just watching"]
+        # no profile (Cy's browser): a mute kept by this browser only, and it holds after a reload
+        c = browser.new_context(viewport=DESKTOP).new_page()
+        errs_c = watch(c)
+        c.goto(srv.url + t1["seats"][2]["invite"])
+        c.wait_for_selector("[data-testid=chat-log] li:has-text('bea here')")
+        c.click("[data-testid=chat] details.mute summary")
+        c.check("[data-testid=mute-1]")
+        assert "bea here" not in _lines(c)
+        assert c.evaluate("JSON.parse(localStorage.getItem('civlite.mutes'))") == [f"p:{bea['id']}"]
+        c.reload()
+        c.wait_for_selector("[data-testid=chat-log] li:has-text('cy here')")
+        assert "bea here" not in _lines(c)
+        assert _server_mutes(srv, ann["key"]) == {f"t:{t1['id']}:2"} and _server_mutes(srv, bea["key"]) == set()
+        assert errs == [] and errs_b == [] and errs_c == []
+    finally:
+        for cl in clients:
+            cl.close()
+        srv.stop()
+    log = srv.log_path.read_text()
+    assert "ERROR" not in log and "Traceback" not in log, log[-2000:]

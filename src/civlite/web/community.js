@@ -1,6 +1,7 @@
 // Around the table: your profile (a name and a secret key kept by this browser), its restore
 // link, a player's public page (games and rating history) and the leaderboard.
 import { html, api, Name, clean } from "./ui.js";
+import { mutes, loadMutes } from "./mutes.js";
 
 const KEY = "civlite.profile";
 
@@ -19,7 +20,7 @@ const fmt = (x) => (typeof x === "number" ? x.toFixed(1) : "–");
 export function ProfilePage({ redraw }) {
   const p = myProfile();
   const load = async () => {
-    try { page.me = await api("/api/profiles/me", { key: p.key }); page.error = ""; } catch (e) { page.me = null; page.error = e.message; }
+    try { page.me = await api("/api/profiles/me", { key: p.key }); page.error = ""; await loadMutes(); } catch (e) { page.me = null; page.error = e.message; }
     redraw();
   };
   if (p && !page.me && !page.error) { load(); }
@@ -28,6 +29,7 @@ export function ProfilePage({ redraw }) {
     try {
       const made = await api("/api/profiles", { name: page.newName.trim() });
       keepProfile(made); page.me = made; page.error = "";
+      await loadMutes(true); // this device's mutes now follow the profile
     } catch (err) { page.error = err.message; }
     redraw();
     document.getElementById("profile-h")?.focus();
@@ -48,6 +50,8 @@ export function ProfilePage({ redraw }) {
           · <a href=${`/p/${page.me.id}`} data-nav>your public page</a></p>
         <div class="field"><label for="restore-link">Restore link: open it on another device to use this profile there. Keep it secret.</label>
           <input id="restore-link" readonly value=${abs(page.me.restore)} data-testid="restore-link" onFocus=${(e) => e.target.select()} /></div>
+        <p data-testid="mute-count">${mutes.set.size ? `Muted in chat: ${mutes.set.size} (kept with this profile, on every device)`
+          : "Nobody muted in chat (mutes are kept with this profile, on every device)."}</p>
         <p><button type="button" data-testid="new-key" onClick=${rekey}>Revoke the link (make a new one)</button>
           <span class="muted"> The old link, and this profile on every other device, stop working.</span></p>
         <p><button type="button" class="linkish" onClick=${() => { forgetProfile(); page.me = null; redraw(); }}>Forget this profile on this device</button></p>
@@ -72,6 +76,7 @@ export async function restore(redraw) {
     const got = await api("/api/profiles/me", { key: m[1] });
     keepProfile({ ...got, key: m[1] });
     page.me = got; page.error = "";
+    await loadMutes(true); // the profile's mutes, with this device's added
     history.replaceState({}, "", "/profile");
   } catch (e) { page.error = `This restore link does not work: ${e.message}`; }
   redraw();

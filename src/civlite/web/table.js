@@ -5,6 +5,7 @@ import {
   html, Name, Card, Cards, Icon, ICONS, META, suitIndex, suitName, suitOf, clean, sentence, sentenceText, plural, list, api,
 } from "./ui.js";
 import { ReviewButton, ReviewPanel, ReplayMark, HintButton } from "./review.js";
+import { mutes, isMuted, adoptOld, loadMutes, toggleMute, hideSpectators, setHideSpectators } from "./mutes.js";
 
 const PROTOCOL = 1;
 const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`);
@@ -56,7 +57,7 @@ export class TableConn {
     this.showDiscard = false;
     this.autoIds = new Set(); // automatic meld passes: another tab of this seat may have passed first
     this.chat = []; this.chatError = ""; this.chatText = "";
-    try { this.muted = new Set(JSON.parse(localStorage.getItem(`civlite.muted.${id}`) || "[]")); } catch (e) { this.muted = new Set(); }
+    loadMutes(adoptOld(id)).then(() => this.draw()); // the profile's mutes, if it has one
     this.wantReplay = !!opts.replay;
     this.connect();
     this.tick = setInterval(() => { if (this.clock && !this.state?.over) this.draw(); }, 500);
@@ -293,11 +294,8 @@ export class TableConn {
     this.send(msg);
   }
 
-  toggleMute(who) {
-    if (this.muted.has(who)) this.muted.delete(who); else this.muted.add(who);
-    localStorage.setItem(`civlite.muted.${this.id}`, JSON.stringify([...this.muted]));
-    this.draw();
-  }
+  /** Mute or unmute ``seat`` (null: the spectators): see mutes.js. */
+  toggleMute(seat) { return toggleMute(this.id, this.table.seats, seat, () => this.draw()); }
 
   turnWords() {
     const k = this.choices?.kind;
@@ -426,6 +424,9 @@ function TopBar({ conn, v }) {
         <label><input type="checkbox" id="turn-notify" checked=${on(NOTIFY)} data-testid="turn-notify"
           onChange=${(e) => askNotify(e.target.checked, conn)} />
           A notification when it is my turn and this tab is hidden</label>
+        ${conn.seat !== null ? html`<label><input type="checkbox" id="hide-spectators" checked=${hideSpectators()} data-testid="hide-spectators"
+          onChange=${(e) => { setHideSpectators(e.target.checked); conn.draw(); }} />
+          Hide spectators' chat at every table</label>` : ""}
         ${conn.seat !== null && conn.token ? html`<p><button type="button" data-testid="new-invite" onClick=${() => conn.reissue()}>
           New invite link for my seat</button><br /><span class="muted">The old link stops working (if it was shared by mistake).</span></p>` : ""}
         ${conn.newInvite ? html`<p><label>Your new link <input readonly data-testid="new-invite-link" value=${conn.newInvite}
@@ -478,10 +479,12 @@ function WaitingRoom({ conn }) {
   </div>`;
 }
 
-/** The table's chat: lines as text only (never HTML), names isolated; mute a player on this device. */
+/** The table's chat: lines as text only (never HTML), names isolated; muted players' lines hidden
+ *  (mutes kept with the profile, or on this device without one). */
 function ChatBox({ conn }) {
   const seats = conn.table.seats;
-  const shown = conn.chat.filter((l) => !conn.muted.has(l.seat === null ? "spectators" : String(l.seat)));
+  const hideW = conn.seat !== null && hideSpectators(); // a player's setting, for every table
+  const shown = conn.chat.filter((l) => !(l.seat === null && hideW) && !isMuted(conn.id, seats, l.seat));
   const hidden = conn.chat.length - shown.length;
   const others = seats.filter((s) => s.kind === "human" && s.seat !== conn.seat);
   const submit = (e) => {
@@ -494,18 +497,19 @@ function ChatBox({ conn }) {
     <h2 id="chat-h">Chat${conn.table.chat === "players" ? html` <span class="muted">(players only: spectators talk among themselves)</span>` : ""}</h2>
     <ol class="chatlog" data-testid="chat-log" tabindex="0" aria-live="polite" aria-relevant="additions" aria-label="chat messages">${shown.slice(-100).map((l) => html`<li key=${l.n}
         data-seat=${l.seat === null ? "" : l.seat}><b><${Name} name=${l.name} you=${l.seat !== null && l.seat === conn.seat} /></b>${l.seat === null ? html`<span class="muted"> (watching)</span>` : ""}${": "}<span class="chat-text">${l.text}</span></li>`)}</ol>
-    ${hidden ? html`<p class="muted">${plural(hidden, "line")} from muted players hidden.</p>` : ""}
+    ${hidden ? html`<p class="muted" data-testid="chat-hidden">${plural(hidden, "line")} from muted players hidden${hideW ? " (spectators' too: see Settings)" : ""}.</p>` : ""}
     <form class="chatform" onSubmit=${submit}>
       <label class="sr-only" for="chat-in">Message</label>
       <input id="chat-in" data-testid="chat-input" maxlength="300" autocomplete="off" placeholder="Say something…" />
       <button type="submit" data-testid="chat-send">Send</button>
     </form>
     ${conn.chatError ? html`<p class="error" role="alert" data-testid="chat-error">${conn.chatError}</p>` : ""}
+    ${mutes.error ? html`<p class="error" role="alert" data-testid="mute-error">${mutes.error}</p>` : ""}
     ${others.length || conn.seat !== null ? html`<details class="folded mute"><summary>Mute</summary>
-      ${others.map((s) => html`<label key=${s.seat}><input type="checkbox" data-testid=${`mute-${s.seat}`} checked=${conn.muted.has(String(s.seat))}
-        onChange=${() => conn.toggleMute(String(s.seat))} /> <${Name} name=${s.name} /></label>`)}
-      <label><input type="checkbox" data-testid="mute-spectators" checked=${conn.muted.has("spectators")}
-        onChange=${() => conn.toggleMute("spectators")} /> spectators</label></details>` : ""}
+      ${others.map((s) => html`<label key=${s.seat}><input type="checkbox" data-testid=${`mute-${s.seat}`} checked=${isMuted(conn.id, seats, s.seat)}
+        onChange=${() => conn.toggleMute(s.seat)} /> <${Name} name=${s.name} />${s.profile ? html`<span class="muted"> (at every table)</span>` : ""}</label>`)}
+      <label><input type="checkbox" data-testid="mute-spectators" checked=${hideW || isMuted(conn.id, seats, null)}
+        disabled=${hideW} onChange=${() => conn.toggleMute(null)} /> spectators${hideW ? html`<span class="muted"> (hidden at every table: see Settings)</span>` : ""}</label></details>` : ""}
   </section>`;
 }
 
