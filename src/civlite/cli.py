@@ -99,7 +99,7 @@ def demo(
     bots: Annotated[str, typer.Option(help="comma-separated bot specs, one per seat or one for all")] = "random",
 ) -> None:
     """Play one seeded game between bots and print the dealt hands, then the game turn by turn, citing the rules."""
-    from .engine import CARDS, Event, Game
+    from .engine import ALL_CARDS, Event, Game
 
     rs = load_rules(rules)
     try:
@@ -114,7 +114,7 @@ def demo(
     rise = [c for e in game.opening_events if e.kind == "draw" for c in e.secret]
     for seat, hand in enumerate(game.hands):
         dealt = [c for c in hand if c not in rise] if seat == 0 else hand
-        out.print(f"seat {seat} was dealt {', '.join(CARDS[c].name for c in dealt)}", highlight=False)
+        out.print(f"seat {seat} was dealt {', '.join(ALL_CARDS[c].name for c in dealt)}", highlight=False)
 
     def show(events: Sequence[Event]) -> None:
         for ev in events:

@@ -349,10 +349,15 @@ def test_views_are_immutable_json_and_spectator_is_public() -> None:
         g.view(4)
 
 
-def test_sample_world_agrees_with_the_view() -> None:
+@pytest.mark.parametrize("rules", [
+    RuleSet.default(),
+    RuleSet.from_dict({"deck": {"C": 8, "L": 8, "W": 8, "A": 8, "M": 8, "B": 8, "X": 0}}),  # a smaller deck (R10)
+    RuleSet.from_dict({"deck": {"D": 12, "X": 12, "M": 20}}),  # a larger one, with extra cards
+], ids=["default", "small-deck", "large-deck"])
+def test_sample_world_agrees_with_the_view(rules: RuleSet) -> None:
     rng = random.Random(1)
     for seed in range(20):
-        g = Game(players=2 + seed % 5, seed=seed)
+        g = Game(players=2 + seed % 5, seed=seed, rules=rules)
         for _ in range(rng.randrange(1, 120)):
             if g.is_over:
                 break
@@ -372,6 +377,8 @@ def test_sample_world_agrees_with_the_view() -> None:
                 assert set(p.known) <= set(w.hand(p.seat))
                 assert wp.known == p.known  # the sampled world keeps the seat's knowledge
             assert w.legal_ids() == g.legal_ids() and w.pending == g.pending
+            dealt = sorted([*w.deck, *w.discard, *(c for h in w.hands for c in h)])
+            assert dealt == list(rules.deck)  # the world holds exactly the rule set's deck
 
 
 def test_repr_is_valid_code() -> None:

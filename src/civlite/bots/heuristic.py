@@ -47,7 +47,7 @@ from ..engine import (
 from . import Bot, register
 
 SUIT = SUIT_OF  # suit index of each card id
-#: cards per suit in the full deck
+#: cards per suit in the 112-card deck of R1.1 (a rule set's own deck: ``RuleSet.suit_sizes``)
 DECK_SUITS: tuple[int, ...] = tuple(sum(1 for c in CARDS if int(c.suit) == s) for s in range(8))
 
 ALL = -1  # an effect amount meaning "all" (civlite.engine.rules.ALL)
@@ -498,7 +498,7 @@ def situation_from_view(view: View) -> Situation:
     sizes = [0] * n
     cts[view.seat] = view.ct or 0
     sizes[view.seat] = len(view.hand)
-    if view.universe is None:
+    if view.universe is None:  # the 112 cards of R1.1
         unseen = list(DECK_SUITS)
     else:
         unseen = [0] * 8
@@ -540,7 +540,8 @@ def situation_from_game(game: Game, seat: int, kind: str) -> Situation:
     if kind == "action":
         for c in game.discard:
             discard[SUIT[c]] += 1
-    unseen = [DECK_SUITS[s] - counts[s] - discard[s] for s in range(8)]
+    deck = game.rules.suit_sizes
+    unseen = [deck[s] - counts[s] - discard[s] for s in range(8)]
     sizes = [len(h) for h in game.hands]
     return Situation(seat, kind, counts, game.ct, sizes, discard, unseen, game.pending_count)
 

@@ -371,7 +371,7 @@ class MeldHandler(Handler):
             g._enter_fall()
             return
         hand = g.hands[g._dplayer]
-        picks = [_lowest_of_suit(hand, s) for s in (*g.rules.meld_suits, aid - MELD_BASE)]
+        picks = sorted([_lowest_of_suit(hand, s) for s in (*g.rules.meld_suits, aid - MELD_BASE)])  # as a Meld holds them
         g._actions.append((_MELD_T, picks))
         g._meld(picks)
 
@@ -513,7 +513,9 @@ class DiscardHandler(Handler):
         chosen.append(_lowest_of_suit(g.hands[g._dplayer], s, chosen))
         if len(chosen) < g._dcount:
             return
-        cards = list(chosen)
+        # in card order, as a Discard action holds them: the steps go by suit, and an extra
+        # card of a [deck] (R10) has a higher id than the next suit's named cards
+        cards = sorted(chosen)
         g._actions.append((_DISCARD, cards))
         g._resolve_discard(cards)
 

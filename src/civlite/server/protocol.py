@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..bots import LEVEL_NOTES, LEVEL_RATINGS, LEVELS
-from ..engine import CARDS, SUITS, Event, Game, GameRecord, RuleSet
+from ..engine import ALL_CARDS, SUITS, Event, Game, GameRecord, RuleSet
 from .social_store import MAX_MUTES
 from .storage import TableInfo
 
@@ -314,6 +314,7 @@ def rules_json(rules: RuleSet) -> dict[str, Any]:
         "hand_size": rules.hand_size, "rise_draw": rules.rise_draw, "meld_ct": rules.meld_ct,
         "meld_draw": rules.meld_draw,
         "meld_suits": [int(s) for s in rules.meld_suits], "meld_one_of": [int(s) for s in rules.meld_one_of],
+        "deck": list(rules.suit_sizes),  # cards per suit (R10 [deck]), in suit order
         "abilities": [{"name": a.name, "suit": int(a.suit), "tier": a.tier, "cards": a.cards, "targets": a.targets,
                        "text": ability_text(a.text), "rule": a.rule, "key": a.key} for a in rules.abilities],
     }
@@ -591,10 +592,14 @@ def replay(t: TableState, seat: int | None) -> dict[str, Any]:
 
 
 def meta(rulesets: Mapping[str, RuleSet], bots: Sequence[str], levels: Sequence[str]) -> dict[str, Any]:
-    """``GET /api/meta``: the cards, suits, rule sets, bots and levels this server offers."""
+    """``GET /api/meta``: the cards, suits, rule sets, bots and levels this server offers.
+
+    The cards are every card a deck may hold (:data:`~civlite.engine.cards.ALL_CARDS`): the
+    112 of R1.1 and the extras a rule set's ``[deck]`` may add (``Disaster 9``), so a
+    client finds the suit of any card it is shown."""
     return {
         "protocol": VERSION,
-        "cards": [{"name": c.name, "suit": int(c.suit)} for c in CARDS],
+        "cards": [{"name": c.name, "suit": int(c.suit)} for c in ALL_CARDS],
         "suits": [{"index": int(s), "name": s.name.title(), "letter": s.name[0]} for s in SUITS],
         "rulesets": {k: rules_json(r) for k, r in rulesets.items()},
         "bots": list(bots),
