@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from civlite.cli import app
-from civlite.engine import RuleSet, RuleSetError
+from civlite.engine import RuleSet, RuleSetError, Suit
 from civlite.sim.ablate import ablate, ablated, chart_data
 from civlite.sim.paths import get_path, parse_value, set_path, split_values
 from civlite.sim.simulator import SimConfig, banned_ids, play_game
@@ -132,6 +132,16 @@ def test_rule_paths() -> None:
     assert set_path(r, "meld.one_of", ["X"]).to_dict()["meld"]["one_of"] == ["X"]
     assert get_path(set_path(r, "basic.D", False), "basic.D") is False
     assert set_path(r, "victory_ct", 15).victory_ct == 15
+    # a suit's cards in the deck (R10 [deck]): a count or names; a suit not named keeps its own
+    assert get_path(r, "deck.D") == 8 and get_path(r, "deck.Military") == 16
+    twelve = set_path(set_path(r, "deck.D", 12), "deck.X", ["Tribute", "Boon 9"])
+    assert twelve.suit_sizes[Suit.DISASTER] == 12 and get_path(twelve, "deck.D") == 12
+    assert get_path(twelve, "deck.X") == ["Tribute", "Boon 9"] and twelve.name.endswith('deck.X=["Tribute","Boon 9"]')
+    for path, value, words in (("deck.D", 40, "deck.D: a suit holds 0 to 32 cards, got 40"), ("deck.Q", 3, "deck.Q"),
+                               ("deck", 3, "expected deck.<suit letter>"),
+                               ("deck.D", ["Greeks"], "'Greeks' is not a Disaster card")):
+        with pytest.raises(RuleSetError, match=words):
+            set_path(r, path, value)
     for path, value, words in (("nothing", 1, "unknown key"), ("basic.W.cost", 1, "not 'cost'"),
                                ("basic.Q.cards", 1, "basic.Q"), ("victory_ct", "x", "whole number"),
                                ("basic.W.cards", 0, ">= 1"), ("victory_ct.x", 1, "no parts"),
@@ -168,7 +178,13 @@ def test_sweep_command_over_a_rule_path(tmp_path: Path) -> None:
                                  "--workers", "1", "--out", str(tmp_path / "eff")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "eff" / "sweep.html").exists()
-    for param, words in (("basic.W.cost=1,2", "not 'cost'"), ("nothing=1", "unknown key"),
+    # the deck as data: a sweep over a suit's size
+    r = CliRunner().invoke(app, ["sweep", "--param", "deck.D=4,12", "--games", "2", "--workers", "1",
+                                 "--out", str(tmp_path / "deck"), "--json"])
+    assert r.exit_code == 0, r.output
+    summary = json.loads((tmp_path / "deck" / "deck.D=12" / "summary.json").read_text())
+    assert summary["rules"]["deck"] == {"D": 12} and summary["games"] == 2
+    for param, words in (("basic.W.cost=1,2", "not 'cost'"), ("deck.D=40", "a suit holds 0 to 32 cards"), ("nothing=1", "unknown key"),
                          ("basic.W.cards=0,1", ">= 1"), ("victory_ct", "expected PATH")):
         bad = CliRunner().invoke(app, ["sweep", "--param", param, "--games", "2", "--out", str(tmp_path / "bad")])
         assert bad.exit_code == 2 and words in bad.stderr and "Traceback" not in bad.output

@@ -2,7 +2,8 @@
 
 ``victory_ct``, ``start_ct`` (per seat, any player count), ``start_ct.4`` (for 4
 players only), ``meld.suits``, ``basic.W.cards``, ``advanced.M.effects``,
-``basic.D`` (a whole ability: ``false`` removes it). :func:`set_path` returns a new
+``basic.D`` (a whole ability: ``false`` removes it), ``deck.D`` (a suit's cards in the
+deck: a count or names, R10 ``[deck]``). :func:`set_path` returns a new
 :class:`RuleSet` or raises :class:`RuleSetError` naming the path; sweeps, ablation
 and the tuner all change rules through it.
 """
@@ -21,7 +22,7 @@ ABILITY_FIELDS = ("name", "cards", "effects", "rule")
 
 def _path_help() -> str:
     return ("a rule path is a number (victory_ct), a per-seat key (start_ct, start_ct.4), meld.suits, meld.one_of, "
-            "basic.<suit letter>[.cards|.effects|.name] or advanced.<suit letter>[...]")
+            "basic.<suit letter>[.cards|.effects|.name], advanced.<suit letter>[...] or deck.<suit letter>")
 
 
 def set_path(rules: RuleSet, path: str, value: Any, name: str | None = None) -> RuleSet:
@@ -54,10 +55,7 @@ def set_path(rules: RuleSet, path: str, value: Any, name: str | None = None) -> 
     elif top in ("basic", "advanced"):
         if len(keys) < 2 or len(keys) > 3:
             raise RuleSetError(f"rule path {path!r}: expected {top}.<suit letter> or {top}.<suit letter>.<field>")
-        try:
-            letter = Suit.parse(keys[1]).letter
-        except ValueError as e:
-            raise RuleSetError(f"rule path {path!r}: {e}") from None
+        letter = _letter(path, keys[1])
         table = d[top]
         if len(keys) == 2:
             table[letter] = False if value in (False, "none", "off") else value
@@ -69,6 +67,12 @@ def set_path(rules: RuleSet, path: str, value: Any, name: str | None = None) -> 
             if not isinstance(ab, dict):
                 raise RuleSetError(f"rule path {path!r}: the rule set has no {top} ability for suit {letter}")
             ab[field] = value
+    elif top == "deck":
+        if len(keys) != 2:
+            raise RuleSetError(f"rule path {path!r}: expected deck.<suit letter>, e.g. deck.D")
+        deck = dict(d.get("deck") or {})
+        deck[_letter(path, keys[1])] = value
+        d["deck"] = deck
     else:
         raise RuleSetError(f"rule path {path!r}: unknown key {top!r}; {_path_help()}")
     d["name"] = name or f"{rules.name} {path}={format_value(value)}"
@@ -79,15 +83,21 @@ def set_path(rules: RuleSet, path: str, value: Any, name: str | None = None) -> 
         raise RuleSetError(msg if msg.startswith(path) else f"{path}={format_value(value)}: {msg}") from None
 
 
+def _letter(path: str, key: str) -> str:
+    try:
+        return Suit.parse(key).letter
+    except ValueError as e:
+        raise RuleSetError(f"rule path {path!r}: {e}") from None
+
+
 def get_path(rules: RuleSet, path: str) -> Any:
     """The value at ``path`` (TOML/JSON form), or RuleSetError."""
     d: Any = copy.deepcopy(rules.to_dict())
     keys = path.split(".")
-    if keys[0] in ("basic", "advanced") and len(keys) > 1:
-        try:
-            keys[1] = Suit.parse(keys[1]).letter
-        except ValueError as e:
-            raise RuleSetError(f"rule path {path!r}: {e}") from None
+    if keys[0] in ("basic", "advanced", "deck") and len(keys) > 1:
+        keys[1] = _letter(path, keys[1])
+    if keys[0] == "deck" and len(keys) == 2:  # a suit the [deck] does not name keeps its count
+        return d.get("deck", {}).get(keys[1], rules.suit_sizes[Suit.parse(keys[1])])
     for k in keys:
         if isinstance(d, dict) and k in d:
             d = d[k]
