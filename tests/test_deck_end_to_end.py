@@ -163,3 +163,29 @@ def test_the_docs_deck_example_parses() -> None:
     block = text.split("```toml\n[deck]\n", 1)[1].split("```", 1)[0]
     r = RuleSet.from_dict({"deck": __import__("tomllib").loads("[deck]\n" + block)["deck"]})
     assert r.suit_sizes == (16, 16, 16, 16, 20, 3, 12, 0)
+
+
+def test_a_scenario_on_a_deck_with_extra_cards(tmp_path: Path) -> None:
+    """civlite's own scenario key ``rules.deck`` (beyond SCENARIOS.md): a position may name
+    a deck's extra cards, and only with it."""
+    import json
+
+    state = {"active": 0, "phase": "action", "deck": ["Disaster 9"], "discard": [],
+             "players": [{"hand": ["Military 17", "Spearmen"], "ct": 0}, {"hand": ["Greeks", "Romans"], "ct": 0}]}
+    scenario = {"rules": {"deck": {"M": 17, "D": 9}, "victory_ct": 20}, "state": state,
+                "actions": [{"do": "basic", "cards": ["Military 17"], "target": 1}]}
+    f = tmp_path / "raid.json"
+    f.write_text(json.dumps(scenario))
+    run = _civlite("scenario", str(f))
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["applied"] == 1 and out["error"] is None, out
+    hands = [sorted(p["hand"]) for p in out["state"]["players"]]
+    assert "Military 17" not in hands[0] and len(hands[0]) == 2  # paid Raid, took one of seat 1's cards
+    assert "Military 17" in out["state"]["discard"]
+    for rules, needle in (({}, "'Military 17' is not a card of this rule set's deck"),
+                          ({"deck": {"M": 40}}, "rules: deck.M: a suit holds 0 to 32 cards, got 40"),
+                          ({"deck": {"M": 17}, "colour": 1}, "unknown name 'colour'")):
+        f.write_text(json.dumps({**scenario, "rules": rules}))
+        bad = _civlite("scenario", str(f))
+        assert bad.returncode == 2 and needle in bad.stderr, bad.stderr

@@ -45,13 +45,18 @@ def prepare(data: dict[str, Any]) -> tuple[Game, list[Any]]:
     overrides = data.get("rules", {}) or {}
     if not isinstance(overrides, dict):
         raise ScenarioError("'rules' must be an object of rule-set numbers")
-    bad = sorted(set(overrides) - set(SCENARIO_RULES))
+    bad = sorted(set(overrides) - set(SCENARIO_RULES) - {"deck"})
     if bad:
-        raise ScenarioError(f"rules: unknown name {bad[0]!r}; a scenario may set {', '.join(SCENARIO_RULES)}")
+        raise ScenarioError(f"rules: unknown name {bad[0]!r}; a scenario may set {', '.join(SCENARIO_RULES)} "
+                            "(and deck, civlite's own: a rule set's [deck], R10)")
     try:
-        rules = RuleSet.default().with_changes(**overrides) if overrides else RuleSet.default()
+        if "deck" in overrides:  # beyond SCENARIOS.md: a position may name a deck's extra cards
+            rules = RuleSet.from_dict(overrides, where="rules")
+        else:
+            rules = RuleSet.default().with_changes(**overrides) if overrides else RuleSet.default()
     except RuleSetError as e:
-        raise ScenarioError(f"rules: {e}") from None
+        msg = str(e)
+        raise ScenarioError(msg if msg.startswith("rules") else f"rules: {msg}") from None
     seed = data.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise ScenarioError(f"'seed' must be a whole number, got {seed!r}")

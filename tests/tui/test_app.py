@@ -8,7 +8,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, OptionList, SelectionList
 
-from civlite.engine import Card, GameRecord, Meld
+from civlite.engine import Card, GameRecord, Meld, RuleSet
 from civlite.tui import CivliteApp, Replay, ReplayApp, SeatSpec, Session
 from civlite.tui.screens import (
     HelpScreen,
@@ -28,18 +28,29 @@ def panel(app: CivliteApp) -> DecisionPanel:
     return app.table.query_one(DecisionPanel)
 
 
+#: a larger deck (R10 [deck]), with extra cards (Military 17..20, Disaster 9..12, Boon 9..12)
+LARGE_DECK = RuleSet.from_dict({**FAST.to_dict(), "deck": {"D": 12, "X": 12, "M": 20}})
+
+
+@pytest.mark.parametrize("rules", [FAST, LARGE_DECK], ids=["default-deck", "large-deck"])
 @run_async
-async def test_full_game_against_bots_to_the_end(tmp_path: Path) -> None:
+async def test_full_game_against_bots_to_the_end(tmp_path: Path, rules: RuleSet) -> None:
     """A human (keys only) against a random and a heuristic bot, to the end of the game."""
     save = tmp_path / "full.json"
     s = Session.new([SeatSpec("human", "ann"), SeatSpec("random"), SeatSpec("heuristic")],
-                    rules=FAST, seed=3, save_path=save)
+                    rules=rules, seed=3, save_path=save)
     app = CivliteApp(s, delay=0)
+    extras_shown = 0
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(400):
             await settle(pilot, s)
             if s.game.is_over:
                 break
+            extras = [c.name for c in s.game.hand(0) if c.id >= 112]  # a deck's extra cards, in the hand
+            if extras:
+                text = screen_text(app)
+                assert all(name in text for name in extras)
+                extras_shown += 1
             dp = panel(app)
             assert s.to_move == 0 and dp.mode in ("choices", "discard")
             if dp.mode == "choices":
@@ -67,6 +78,7 @@ async def test_full_game_against_bots_to_the_end(tmp_path: Path) -> None:
     # the autosaved record replays to the same end
     game = GameRecord.load(save).replay()
     assert game.is_over and game.winner == s.game.winner and game.state_json() == s.game.state_json()
+    assert game.rules == rules and (extras_shown > 0) == (rules is LARGE_DECK)
 
 
 @run_async
