@@ -312,6 +312,8 @@ def serve(
         help="a table where nobody has acted this long is marked abandoned in the lobby (default 3600)")] = None,
     close_seconds: Annotated[Optional[float], typer.Option(
         help="an abandoned table is closed after this long without a move (default 604800; 0: never)")] = None,
+    rules: Annotated[Optional[list[Path]], typer.Option(
+        help="a rule-set TOML file the lobby offers beside its own, by its name (repeatable)")] = None,
 ) -> None:
     """Play online: start the web server (lobby, tables, bots in seats) and print its URL."""
     try:
@@ -322,6 +324,14 @@ def serve(
                                   ("connections_per_address", connections_per_address),
                                   ("trusted_proxies", trust_proxy), ("abandoned_seconds", abandoned_seconds),
                                   ("close_seconds", close_seconds)) if v is not None}
+    if rules:
+        from .server.lobby import offered_rulesets
+
+        settings["rulesets"] = [load_rules(p) for p in rules]
+        try:
+            offered_rulesets(settings["rulesets"])
+        except ValueError as e:
+            raise _fail(str(e)) from None
     run_server(host, port, db, bot_delay, rate_limit=rate_limit, bot_processes=bot_processes, allow_hosts=allow_host,
                allow_origins=allow_origin, ssl_keyfile=ssl_keyfile, ssl_certfile=ssl_certfile, **settings)
 

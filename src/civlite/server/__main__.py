@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .lobby import load_rulesets, offered_rulesets
 from .run import serve
 
 
@@ -33,12 +34,21 @@ def main() -> None:
                    help="a table where nobody has acted this long is marked abandoned in the lobby (default 3600)")
     p.add_argument("--close-seconds", type=float, default=None,
                    help="an abandoned table is closed after this long without a move (default 604800; 0: never)")
+    p.add_argument("--rules", action="append", default=None,
+                   help="a rule-set TOML file the lobby offers beside its own, by its name (repeatable)")
     a = p.parse_args()
     settings: dict[str, Any] = {k: v for k, v in (("tables_per_minute", a.tables_per_minute),
                                   ("connections_per_address", a.connections_per_address),
                                   ("idle_seconds", a.idle_seconds), ("trusted_proxies", a.trust_proxy),
                                   ("abandoned_seconds", a.abandoned_seconds), ("close_seconds", a.close_seconds))
                                  if v is not None}
+    if a.rules:
+        try:
+            rulesets = load_rulesets(a.rules)
+            offered_rulesets(rulesets)  # a name that is taken: refused before the server starts
+        except ValueError as e:
+            p.error(str(e))
+        settings["rulesets"] = rulesets
     serve(a.host, a.port, a.db, a.bot_delay, rate_limit=a.rate_limit, bot_processes=a.bot_processes,
           allow_hosts=a.allow_host, allow_origins=a.allow_origin, ssl_keyfile=a.ssl_keyfile,
           ssl_certfile=a.ssl_certfile, **settings)

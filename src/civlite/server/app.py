@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +16,12 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 
+from ..engine import RuleSet
 from . import protocol, reviews
 from .botspecs import BOT_LEVELS, OFFERED_LEVELS
 from .guard import Buckets, Counter, Guard, default_hosts, parse_trusted
 from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS
-from .lobby import RULESETS
+from .lobby import load_rulesets, offered_rulesets
 from .protocol import (
     VERSION,
     CreateTable,
@@ -76,7 +77,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
                connections_per_address: int | None = None, max_connections: int | None = None,
                idle_seconds: float | None = None, leases: bool | None = None,
                trusted_proxies: list[str] | None = None, abandoned_seconds: float | None = None,
-               close_seconds: float | None = None) -> FastAPI:
+               close_seconds: float | None = None, rulesets: Sequence[RuleSet] | None = None) -> FastAPI:
     """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds),
     CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off),
     CIVLITE_BOT_PROCESSES (worker processes for search bots, default one per core; 0: threads),
@@ -89,7 +90,9 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     ``X-Forwarded-For`` names the client, comma-separated; default none: no header is believed),
     CIVLITE_ABANDONED_SECONDS (a table where nobody has acted this long is marked abandoned,
     default 3600) and CIVLITE_CLOSE_SECONDS (then closed after this long, default a week; 0:
-    never)."""
+    never). ``rulesets``: rule sets offered beside the lobby's own, each by its name (default
+    CIVLITE_RULES: rule-set TOML files, comma-separated); raises ``ValueError`` naming a file or
+    a name that is taken."""
     url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
     delay = bot_delay if bot_delay is not None else _env_number("CIVLITE_BOT_DELAY", 0.8)
     rate = rate_limit if rate_limit is not None else _env_number("CIVLITE_RATE_LIMIT", RATE_LIMIT)
@@ -111,12 +114,14 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     abandoned = (abandoned_seconds if abandoned_seconds is not None
                  else _env_number("CIVLITE_ABANDONED_SECONDS", ABANDONED_SECONDS))
     close = close_seconds if close_seconds is not None else _env_number("CIVLITE_CLOSE_SECONDS", CLOSE_SECONDS)
+    offered = offered_rulesets(rulesets if rulesets is not None else load_rulesets(_env_list("CIVLITE_RULES") or []))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url)
         manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate, bot_processes=procs,
-                          idle_seconds=idle, leases=leases, abandoned_seconds=abandoned, close_seconds=close)
+                          idle_seconds=idle, leases=leases, abandoned_seconds=abandoned, close_seconds=close,
+                          rulesets=offered)
         await manager.start()
         app.state.manager = manager
         try:
@@ -148,7 +153,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     @app.get("/api/meta")
     async def meta() -> dict[str, Any]:
-        return protocol.meta(RULESETS, BOT_LEVELS, OFFERED_LEVELS)
+        return protocol.meta(offered, BOT_LEVELS, OFFERED_LEVELS)
 
     def limited(request: Request, what: str) -> JSONResponse | None:
         """A 429 when this address has made too many tables or new links lately (one budget)."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..engine import RuleSet, RuleSetError
@@ -46,10 +48,33 @@ def secret_seed() -> int:
     return secrets.randbits(SECRET_BITS)
 
 
-def rules_of(spec: CreateTable) -> RuleSet:
-    if spec.rules not in RULESETS:
-        raise ProtocolError("bad_rules", f"unknown rule set {spec.rules!r}; the rule sets are: {', '.join(RULESETS)}")
-    rules = RULESETS[spec.rules]
+def offered_rulesets(extra: Sequence[RuleSet] = ()) -> dict[str, RuleSet]:
+    """The lobby's rule sets: :data:`RULESETS` and an operator's own (``civlite serve --rules
+    FILE``), each by its name; raises ``ValueError`` when a name is taken."""
+    out = dict(RULESETS)
+    for r in extra:
+        if r.name in out:
+            raise ValueError(f"rule set name {r.name!r} is taken; give the file another name = \"...\"")
+        out[r.name] = r
+    return out
+
+
+def load_rulesets(paths: Sequence[str | Path]) -> list[RuleSet]:
+    """The rule sets of TOML files (``civlite serve --rules FILE``); ``ValueError`` names a
+    broken file and what is wrong in it."""
+    out = []
+    for p in paths:
+        try:
+            out.append(RuleSet.from_toml(p))
+        except RuleSetError as e:
+            raise ValueError(str(e)) from None
+    return out
+
+
+def rules_of(spec: CreateTable, rulesets: Mapping[str, RuleSet] = RULESETS) -> RuleSet:
+    if spec.rules not in rulesets:
+        raise ProtocolError("bad_rules", f"unknown rule set {spec.rules!r}; the rule sets are: {', '.join(rulesets)}")
+    rules = rulesets[spec.rules]
     try:
         if spec.victory_ct is not None and spec.victory_ct != rules.victory_ct:
             rules = rules.with_changes(victory_ct=spec.victory_ct)
@@ -120,8 +145,10 @@ async def with_profiles(social: SocialStore, spec: CreateTable, seats: list[dict
 
 
 class Lobby:
-    def __init__(self, store: Store, social: SocialStore, registry: Registry, leases: Leases) -> None:
+    def __init__(self, store: Store, social: SocialStore, registry: Registry, leases: Leases,
+                 rulesets: Mapping[str, RuleSet] = RULESETS) -> None:
         self.store = store
+        self.rulesets = rulesets
         self.social = social
         self.registry = registry
         self.leases = leases
@@ -129,7 +156,7 @@ class Lobby:
     async def create_table(self, spec: CreateTable) -> tuple[TableInfo, list[str | None], str | None]:
         """Store and load a new table; returns it, each seat's token (``None`` for a bot or an
         open seat) and, when seats are open, the host token that starts it early."""
-        rules = rules_of(spec)
+        rules = rules_of(spec, self.rulesets)
         seats, tokens = seats_of(spec)
         await with_profiles(self.social, spec, seats)
         seed = seed_of(spec)

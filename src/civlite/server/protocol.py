@@ -162,6 +162,7 @@ class RulesInfo(_Out):
     meld_draw: int
     meld_suits: list[int]
     meld_one_of: list[int]
+    deck: list[int]  # the deck's cards of each suit, in suit order (R10 [deck])
     abilities: list[dict[str, Any]]
 
 

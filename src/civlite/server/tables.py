@@ -10,10 +10,10 @@ broadcast (:mod:`.moves`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from ..engine import Action
+from ..engine import Action, RuleSet
 from .bot_moves import BotMoves
 from .botspecs import BOT_LEVELS, MAX_BOT_SECONDS, bot_for, check_bot_spec
 from .broadcast import Broadcaster
@@ -24,7 +24,7 @@ from .committer import Committer
 from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS, Housekeeping
 from .invites import Invites
 from .leases import Leases
-from .lobby import Lobby
+from .lobby import RULESETS, Lobby
 from .moves import Moves
 from .profiles import Profiles
 from .protocol import CreateTable
@@ -52,8 +52,10 @@ class Manager:
                  clock_bot: str | None = None, rate_limit: float | None = None,
                  bot_processes: int | None = None, idle_seconds: float = 60.0,
                  leases: bool | None = None, abandoned_seconds: float = ABANDONED_SECONDS,
-                 close_seconds: float = CLOSE_SECONDS) -> None:
+                 close_seconds: float = CLOSE_SECONDS, rulesets: Mapping[str, RuleSet] | None = None) -> None:
         self.store = store
+        #: the rule sets a new table may take, by name (the lobby's own and an operator's)
+        self.rulesets: Mapping[str, RuleSet] = rulesets if rulesets is not None else RULESETS
         leased = store.is_postgres if leases is None else leases
         self.broadcaster = Broadcaster()
         self.committer = Committer(store)
@@ -66,7 +68,7 @@ class Manager:
         self.turns = Turns(self.registry, self.broadcaster, self.leases, self.bots,
                            Clocks(self.broadcaster, clock_bot), submit=self._submit, bot_delay=bot_delay)
         self.moves = Moves(self.registry, self.committer, self.turns, ended=self._ended)
-        self.lobby = Lobby(store, self.social, self.registry, self.leases)
+        self.lobby = Lobby(store, self.social, self.registry, self.leases, self.rulesets)
         self.chat = Chat(self.social)
         self.profiles = Profiles(self.social)
         self.seating = Seating(store, self.social, self.registry, self.turns)
