@@ -122,6 +122,12 @@ def test_design_checks_use_the_deck() -> None:
     (w,) = RuleSet.from_dict({"deck": {"W": 2}}).design_warnings()
     assert "advanced.W (Golden Age) costs 3 cards but the deck holds only 2 Wonder" in w
     assert large().design_warnings() == ()
+    # no Military: no meld can be made (it needs one card of each major suit), nor Raid or Conquest paid
+    w = RuleSet.from_dict({"deck": {"M": 0}}).design_warnings()
+    assert w[0].startswith("no meld can ever be made: the deck holds no Military cards")
+    assert [x.split(" costs")[0] for x in w[1:]] == ["basic.M (Raid)", "advanced.M (Conquest)"]
+    (w,) = RuleSet.from_dict({"deck": {"D": 0, "X": 0}}).design_warnings()[:1]
+    assert "the deck holds no Disaster or Boon cards" in w
     # no Boons: both Boon abilities are named as unusable, nothing else
     assert [w.split(" costs")[0] for w in small().design_warnings()] == ["basic.X (Growth)",
                                                                          "advanced.X (Population Explosion)"]

@@ -460,7 +460,15 @@ class RuleSet:
         if self.ct_supply is not None and self.ct_supply < self.victory_ct:
             out.append(f"victory_ct {self.victory_ct} cannot be reached: the supply holds only {self.ct_supply} CT "
                        "(ct_supply), so every game ends in a draw at the turn limit (R1.3, R8.2)")
-        gains = self.meld_ct > 0 or any(e.op == "gain_ct" for a in self.abilities for e in a.effects)
+        sizes = self.suit_sizes
+        lacking = [s for s in self.meld_suits if not sizes[s]]
+        if self.meld_one_of and not any(sizes[s] for s in self.meld_one_of):
+            lacking += list(self.meld_one_of)
+        if lacking:
+            names = " or ".join(SUITS[s].name.title() for s in lacking)
+            out.append(f"no meld can ever be made: the deck holds no {names} cards ([deck], meld.suits, "
+                       "meld.one_of), so melds give neither CT nor cards (R7)")
+        gains = (self.meld_ct > 0 and not lacking) or any(e.op == "gain_ct" for a in self.abilities for e in a.effects)
         if not gains:
             best = max((max(self.per_seat("start_ct", n) or (0,)) for n in counts), default=0)
             out.append(f"victory_ct {self.victory_ct} cannot be reached: no meld (meld_ct 0) or ability (gain_ct) "
