@@ -133,6 +133,47 @@ def test_each_drawn_card_is_a_chance_node() -> None:
     assert len(_game(s).hands[1]) == 7
 
 
+def test_an_action_paused_at_chance_runs_once_and_its_copies_replay_alike() -> None:
+    """The rise draws two cards: the action pauses at each (in a fiber) and is applied once;
+    a clone or a pickled copy made between the draws replays it, and all end alike."""
+    import gc
+    import pickle
+
+    game = _load(2)
+    s = game.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(s.chance_outcomes()[-1][0])
+    s.apply_action(0)
+    s.apply_action(0)  # the turn ends: seat 1 rises and draws 2
+    first = s.chance_outcomes()[3][0]
+    s.apply_action(first)
+    assert s.is_chance_node() and s.core.fiber is not None  # paused at the second draw
+    copies = [s.clone(), game.deserialize_state(s.serialize())]
+    core = pickle.loads(pickle.dumps(s.core))
+    assert core.fiber is None and core.script == [first]
+    for t in copies:
+        assert t.core.fiber is None and t.chance_outcomes() == s.chance_outcomes()
+    second = s.chance_outcomes()[-1][0]
+    for t in [s, *copies]:
+        t.apply_action(second)
+        assert not t.is_chance_node() and t.core.fiber is None
+    assert len({str(t) for t in [s, *copies]}) == 1
+    assert len({t.information_state_string(1) for t in [s, *copies]}) == 1
+    # states dropped while paused unwind their fibers; play goes on
+    paused = 0
+    rng = random.Random(3)
+    for _ in range(20):
+        u = s.clone()
+        while not u.is_terminal() and u.core.fiber is None:
+            u.apply_action(rng.choice([a for a, _ in u.chance_outcomes()] if u.is_chance_node() else u.legal_actions()))
+        paused += u.core.fiber is not None
+        del u
+    gc.collect()
+    assert paused > 0
+    while not s.is_terminal():
+        s.apply_action(s.chance_outcomes()[0][0] if s.is_chance_node() else s.legal_actions()[-1])
+
+
 def test_raid_steal_is_a_chance_node_over_the_victims_hand() -> None:
     rules = RuleSet.default()
     game = _load(2)

@@ -35,11 +35,16 @@ far from underflow in short games (``victory_ct``, ``turn_limit``).
 
 How: the state holds a :class:`civlite.engine.Game` at its last decision. A player's
 action is applied to a copy (``clone_fast``) whose ``chance`` (the engine's public
-:class:`civlite.engine.ChanceSource` hook) reads a *script* of chance outcomes. When
-the script runs out, the copy is dropped and the state becomes a chance node over the
-candidates (the pile or the victim's hand); each outcome extends the script and
-replays the action from the saved decision. An action that meets no chance is applied
-once and keeps its copy.
+:class:`civlite.engine.ChanceSource` hook) reads a *script* of chance outcomes. An
+action that meets no chance is applied once and keeps its copy. One that meets chance
+stops there and the state becomes a chance node over the candidates (the pile or the
+victim's hand); the outcome starts the script, and the action is replayed from the
+saved decision in a greenlet (a "fiber", kept in a pool per thread) that *pauses*
+inside the engine at each further chance node and resumes there with the next outcome:
+an action that meets k chance nodes (a Rise's draws) runs twice, not k + 1 times. A
+copy of a paused state (``clone()``, pickling) has no fiber: its next outcome replays
+the action with the script so far, in a fiber of its own. With sampled chance an action
+meets one node, so it runs twice (the first pass finds the node) and needs no fiber.
 
 **Information states** are at suit level, since cards of one suit are identical in
 play (R1.2) and the actions name suits: histories that differ only in which card of
@@ -98,9 +103,11 @@ import hashlib
 import json
 import random
 import struct
+import threading
 from collections.abc import Sequence
 from typing import Any
 
+import greenlet
 import numpy as np
 import pyspiel
 
@@ -164,7 +171,8 @@ def _capacity(rules: RuleSet, history: int) -> int:
 
 
 class NeedChance(Exception):
-    """Raised inside a replay when the script of chance outcomes has run out."""
+    """What a paused fiber sends when the action needs a chance outcome (``candidates``:
+    the cards it may be, sorted; none for a sampled chance node)."""
 
     def __init__(self, candidates: Sequence[int]) -> None:
         super().__init__("chance outcome needed")
@@ -172,24 +180,31 @@ class NeedChance(Exception):
 
 
 class _ScriptedChance:
-    """The :class:`~civlite.engine.ChanceSource` of a replay: each outcome comes from the script.
+    """The :class:`~civlite.engine.ChanceSource` of an exact-chance action: each outcome comes from the script.
 
     The deck is unordered: a shuffle does nothing and each draw takes the card the
-    script names, wherever it lies in the pile.
+    script names, wherever it lies in the pile. When the script runs out, the action
+    (the state is now a chance node over ``cards``) raises :class:`NeedChance`, or with
+    ``pause`` (in a fiber) pauses until the outcome is appended.
     """
 
-    __slots__ = ("outcomes", "pos")
+    __slots__ = ("outcomes", "pause", "pos")
 
-    def __init__(self, outcomes: list[int]) -> None:
+    def __init__(self, outcomes: list[int], pause: bool = False) -> None:
         self.outcomes = outcomes
         self.pos = 0
+        self.pause = pause
 
     def _next(self, cards: Sequence[int]) -> int:
-        if self.pos < len(self.outcomes):
-            c = self.outcomes[self.pos]
-            self.pos += 1
-            return cards.index(c)
-        raise NeedChance(cards)
+        if self.pos >= len(self.outcomes):
+            if not self.pause:
+                raise NeedChance(cards)
+            parent = greenlet.getcurrent().parent  # the fiber's caller (see _fiber_loop)
+            assert parent is not None
+            parent.switch(NeedChance(cards))  # resumed once apply_chance has appended the outcome
+        c = self.outcomes[self.pos]
+        self.pos += 1
+        return cards.index(c)
 
     def draw(self, pile: Sequence[int]) -> int:
         return self._next(pile)
@@ -234,6 +249,36 @@ class _SeededDraws:
         pass
 
 
+def _fiber_loop(job: tuple[Game, int]) -> None:
+    """A fiber's life: apply ``(game, action)`` jobs, one at a time, for ever.
+
+    Each job ends by switching to the fiber's parent (the caller of the job's last
+    switch) with ``(events, None)`` or ``(None, error)``; a chance source switches to
+    it with a :class:`NeedChance` in the middle of one. A fiber dropped while paused
+    is unwound by greenlet's ``GreenletExit`` (not caught here)."""
+    while True:
+        game, aid = job
+        try:
+            out: tuple[list[Event] | None, Exception | None] = (game.apply_id(aid), None)
+        except Exception as e:  # the caller raises it
+            out = (None, e)
+        del game
+        parent = greenlet.getcurrent().parent
+        assert parent is not None
+        job = parent.switch(out)
+
+
+#: idle fibers, per thread (a greenlet runs in the thread that made it)
+_POOL = threading.local()
+
+
+def _idle_fibers() -> list[greenlet.greenlet]:
+    pool: list[greenlet.greenlet] | None = getattr(_POOL, "fibers", None)
+    if pool is None:
+        pool = _POOL.fibers = []
+    return pool
+
+
 class _Config:
     """What every state of one game shares."""
 
@@ -250,8 +295,8 @@ class _Config:
 class _Core:
     """Everything a state holds; copied by hand (never ``deepcopy`` a Game)."""
 
-    __slots__ = ("candidates", "cfg", "chains", "dealt", "events", "game", "hands0", "path", "pending",
-                 "records", "script")
+    __slots__ = ("candidates", "cfg", "chains", "dealt", "events", "fiber", "fiber_game", "game", "hands0", "path",
+                 "pending", "records", "script")
 
     def __init__(self, cfg: _Config) -> None:
         self.cfg = cfg
@@ -261,6 +306,8 @@ class _Core:
         self.game: Game | None = None
         self.pending: int | None = None  # the player action waiting on chance
         self.script: list[int] = []
+        self.fiber: greenlet.greenlet | None = None  # the pending action, paused (None in a copy)
+        self.fiber_game: Game | None = None  # the copy the paused action is changing
         self.candidates: list[int] = list(range(cfg.sampled)) if cfg.sampled else list(cfg.rules.deck)
         self.events: list[Event] = []  # every event since the deal (this world's truth; redacted when read)
         self.records: list[list[tuple[float, ...]]] = [[] for _ in range(n)]  # per seat, filled when asked
@@ -277,6 +324,8 @@ class _Core:
             c.game.quiet = False
         c.pending = self.pending
         c.script = self.script[:]
+        c.fiber = None  # a paused fiber is not copied: the copy replays (see _resume)
+        c.fiber_game = None
         c.candidates = self.candidates[:]
         c.events = self.events[:]
         c.records = [r[:] for r in self.records]
@@ -286,6 +335,14 @@ class _Core:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         return self.copy()
+
+    def __getstate__(self) -> dict[str, Any]:  # pickled without its paused fiber (a copy replays)
+        return {k: getattr(self, k) for k in self.__slots__ if k not in ("fiber", "fiber_game")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+        self.fiber = self.fiber_game = None
 
     def __copy__(self) -> _Core:
         return self.copy()
@@ -315,11 +372,23 @@ class _Core:
                 self._start()
             return
         assert self.pending is not None
-        if k:
+        if k:  # one node for all the action's chance: replay it with the node's seeded source
             self._run(self.pending, _SeededDraws(random.Random(self.path)))
-        else:
-            self.script.append(outcome)
-            self._run(self.pending, _ScriptedChance(self.script))
+            return
+        self.script.append(outcome)
+        fiber, g = self.fiber, self.fiber_game
+        if fiber is not None and g is not None:
+            self.fiber = self.fiber_game = None
+            try:
+                fiber.parent = greenlet.getcurrent()
+                msg = fiber.switch()
+            except (greenlet.error, ValueError):  # another thread's fiber: replay here
+                pass
+            else:
+                self._resume(fiber, g, msg)
+                return
+        # the action's first chance node (or a copy's): replay it in a fiber, to pause at the next
+        self._run(self.pending, _ScriptedChance(self.script, pause=True), pause=True)
 
     def apply_player(self, aid: int) -> None:
         assert self.game is not None and self.pending is None
@@ -346,17 +415,39 @@ class _Core:
         self.hands0 = hands
         self.candidates = []
 
-    def _run(self, aid: int, chance: Any) -> None:
+    def _run(self, aid: int, chance: Any, pause: bool = False) -> None:
+        """Apply ``aid`` to a copy of the decision's game: directly (``chance`` may raise
+        :class:`NeedChance`), or with ``pause`` in a fiber that ``chance`` may pause."""
         base = self.game
         assert base is not None
         g = base.clone_fast(_UNUSED_RNG)
         g.quiet = False  # clone_fast copies are quiet: the information state is made of the events
         g.chance = chance
-        try:
-            events = g.apply_id(aid)
-        except NeedChance as need:
-            self.candidates = need.candidates or list(range(self.cfg.sampled))
+        if not pause:
+            try:
+                events = g.apply_id(aid)
+            except NeedChance as need:
+                self.candidates = need.candidates or list(range(self.cfg.sampled))
+                return
+            self._resume(None, g, (events, None))
             return
+        pool = _idle_fibers()
+        fiber = pool.pop() if pool else greenlet.greenlet(_fiber_loop)
+        fiber.parent = greenlet.getcurrent()
+        self._resume(fiber, g, fiber.switch((g, aid)))
+
+    def _resume(self, fiber: greenlet.greenlet | None, g: Game, msg: Any) -> None:
+        """After a fiber switched back: a chance node to wait on, or the action done (or failed)."""
+        if isinstance(msg, NeedChance):
+            self.fiber = fiber
+            self.fiber_game = g
+            self.candidates = msg.candidates
+            return
+        if fiber is not None:
+            _idle_fibers().append(fiber)
+        events, error = msg
+        if error is not None:
+            raise error
         g.chance = None
         self.game = g
         self.pending = None
@@ -613,6 +704,8 @@ class CivLiteState(pyspiel.State):  # type: ignore[misc]
         core.game = world
         core.pending = None
         core.script = []
+        core.fiber = None
+        core.fiber_game = None
         core.candidates = []
         core.events = [e.for_seat(player_id) for e in c.events]
         core.records = [c.records[s][:] if s == player_id else [] for s in range(c.cfg.n)]
