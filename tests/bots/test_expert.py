@@ -17,7 +17,7 @@ from civlite.bots import LEVELS, decide, make_bot, resolve_level  # noqa: E402
 from civlite.bots.champion import MAX_ITERATIONS, MAX_SECONDS, ChampionBot  # noqa: E402
 from civlite.bots.expert import WEIGHTS, ExpertBot, ExpertNet, load_net  # noqa: E402
 from civlite.bots.features import OPPONENTS, SIZE, SPEC, encode, offset, spec_table  # noqa: E402
-from civlite.engine import NUM_ACTIONS, Game, sample_world  # noqa: E402
+from civlite.engine import DISCARD_BASE, NUM_ACTIONS, Game, sample_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -184,6 +184,30 @@ def test_champion_plays_legal_games_and_counts_its_iterations() -> None:
             g.apply(decide(bots[seat], g))
         bot = bots[0]
         assert isinstance(bot, ChampionBot) and bot.last_iterations in (0, 30)
+
+
+def test_champions_root_keeps_its_mean_for_first_play_urgency() -> None:
+    """The root's unvisited actions are valued at the root's mean for its seat, less fpu: the
+    root keeps that mean (each iteration adds the seat's result), as every other node does."""
+    from civlite.bots.champion import _Node
+
+    for n, seed in ((2, 3), (3, 8), (4, 5)):
+        g = Game(n, seed=seed)
+        advance(g, 20, seed)
+        while not g.over and (len(g.legal_ids()) < 2 or g.legal_ids()[0] >= DISCARD_BASE):
+            g.apply_id(g.legal_ids()[0])
+        seat = g.to_move
+        assert seat is not None
+        bot = ChampionBot(seed=1)
+        root = _Node(seat)
+        view = g.view(seat)
+        rng = random.Random(seed)
+        results = [bot._iterate(root, sample_world(view, rng))[seat] for _ in range(60)]
+        assert root.visits == 60 and root.value == pytest.approx(sum(results))
+        assert 0.0 < root.value / root.visits < 1.0
+        children = list(root.children.values())
+        assert sum(ch.visits for ch in children) == 60  # every iteration leaves the root by one action
+        assert sum(ch.value for ch in children) == pytest.approx(root.value)
 
 
 def test_champion_takes_a_winning_meld() -> None:

@@ -266,6 +266,7 @@ class ChampionBot(Bot):
             nd.visits += 1
             nd.value += value[nd.chooser]
         root.visits += 1
+        root.value += value[root.chooser]  # the root's mean for its seat: the fpu of its unvisited actions
         return value
 
 
