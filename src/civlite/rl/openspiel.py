@@ -99,8 +99,10 @@ the engine's own card is not possible (``sampler.exact`` turns False).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
+import operator
 import random
 import struct
 import threading
@@ -282,9 +284,10 @@ def _idle_fibers() -> list[greenlet.greenlet]:
 class _Config:
     """What every state of one game shares."""
 
-    __slots__ = ("capacity", "n", "rules", "sampled", "seed")
+    __slots__ = ("capacity", "n", "outcome_tables", "rules", "sampled", "seed")
 
     def __init__(self, rules: RuleSet, n: int, capacity: int, sampled: int, seed: int) -> None:
+        self.outcome_tables: dict[int, list[tuple[int, float]]] = {}  # chance_outcomes' pairs, per count
         self.rules = rules
         self.n = n
         self.capacity = capacity
@@ -357,7 +360,9 @@ class _Core:
         return self.game is None or self.pending is not None
 
     def apply_chance(self, outcome: int) -> None:
-        if outcome not in self.candidates:
+        cands = self.candidates  # sorted
+        i = bisect.bisect_left(cands, outcome)
+        if i == len(cands) or cands[i] != outcome:
             raise ValueError(f"chance outcome {outcome} is not possible here")
         self.path = hash((self.path, -1 - outcome))
         k = self.cfg.sampled
@@ -629,9 +634,18 @@ class CivLiteState(pyspiel.State):  # type: ignore[misc]
         return g.legal_ids()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        cands = self.core.candidates
-        p = 1.0 / len(cands)
-        return [(c, p) for c in cands]
+        core = self.core
+        cands = core.candidates
+        n = len(cands)
+        p = 1.0 / n
+        # the (outcome, 1/n) pairs come from a table per n, picked in one C call
+        tables = core.cfg.outcome_tables
+        table = tables.get(n)
+        if table is None:
+            table = tables[n] = [(c, p) for c in range(core.cfg.sampled or core.cfg.rules.deck_span)]
+        if n == 1:
+            return [table[cands[0]]]
+        return list(operator.itemgetter(*cands)(table))
 
     # The queries below answer as pyspiel.State's own would (legal actions: the chance
     # outcomes at a chance node, none at the end or for a seat not to move), from Python:
