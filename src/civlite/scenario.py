@@ -50,10 +50,8 @@ def prepare(data: dict[str, Any]) -> tuple[Game, list[Any]]:
         raise ScenarioError(f"rules: unknown name {bad[0]!r}; a scenario may set {', '.join(SCENARIO_RULES)} "
                             "(and deck, civlite's own: a rule set's [deck], R10)")
     try:
-        if "deck" in overrides:  # beyond SCENARIOS.md: a position may name a deck's extra cards
-            rules = RuleSet.from_dict(overrides, where="rules")
-        else:
-            rules = RuleSet.default().with_changes(**overrides) if overrides else RuleSet.default()
+        # deck: beyond SCENARIOS.md, so that a position may name a deck's extra cards
+        rules = RuleSet.from_dict(overrides, where="rules") if overrides else RuleSet.default()
     except RuleSetError as e:
         msg = str(e)
         raise ScenarioError(msg if msg.startswith("rules") else f"rules: {msg}") from None

@@ -13,12 +13,18 @@ from __future__ import annotations
 import random
 
 from .game import Game
+from .rules import STANDARD_DECK
 from .view import View
+
+
+def _universe(view: View) -> list[int]:
+    """The ids of the game's cards, ascending (the 112 of R1.1 when the view names none)."""
+    return list(STANDARD_DECK) if view.universe is None else [c.id for c in view.universe]
 
 
 def unseen_cards(view: View) -> list[int]:
     """Ids of the cards whose place the viewer does not know."""
-    universe = [c.id for c in view.universe] if view.universe is not None else list(range(112))
+    universe = _universe(view)
     seen = {c.id for c in view.hand}
     seen.update(c.id for c in view.discard)
     for p in view.players:
@@ -43,7 +49,7 @@ class _Prepared:
         self.pool = unseen_cards(view)
         hands: list[list[int]] = [[] for _ in range(n)]
         hands[seat] = [c.id for c in view.hand]
-        knower = [0] * max(view.rules.deck_span, 112 if view.universe is None else 1 + max(c.id for c in view.universe))
+        knower = [0] * (_universe(view)[-1] + 1)  # a slot for every card of the game
         bit = 1 << seat
         slots: list[tuple[int, int]] = []  # (seat, unknown cards) in view order
         for p in view.players:

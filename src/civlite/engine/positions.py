@@ -85,7 +85,7 @@ def read_position(
             f"state.players has {n} seats; this rule set plays {rules.min_players} to {rules.max_players} (R2.1)"
         )
     seen: dict[str, str] = {}
-    in_deck = None if rules.standard_deck else frozenset(rules.deck)
+    in_deck = frozenset(rules.deck)
 
     def cards_of(value: Any, where: str) -> list[int]:
         if not isinstance(value, list):
@@ -99,7 +99,7 @@ def read_position(
                     Card(name)
                 except ValueError as e:
                     raise PositionError(f"{where}[{i}]: {e}") from None
-            if (ID_OF_NAME[name] >= 112) if in_deck is None else (ID_OF_NAME[name] not in in_deck):
+            if ID_OF_NAME[name] not in in_deck:
                 raise PositionError(f"{where}[{i}]: {name!r} is not a card of this rule set's deck ([deck], R10)")
             if name in seen:
                 raise PositionError(

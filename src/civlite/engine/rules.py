@@ -336,10 +336,7 @@ class RuleSet:
                 raise RuleSetError(f"{where}: {tier!r} must be a table keyed by suit letter, e.g. [{tier}.M]")
             for suit_key, spec in table.items():
                 w = f"{where}: {tier}.{suit_key}"
-                try:
-                    suit = Suit.parse(suit_key)
-                except ValueError as e:
-                    raise RuleSetError(f"{w}: {e}") from None
+                suit = _parse_suit(suit_key, w)
                 if spec is False or spec == "none":
                     abilities.pop((tier, suit), None)
                     continue
@@ -609,20 +606,24 @@ def _parse_seat_values(value: Any, where: str) -> SeatValues:
     return ((0, v),) if v else ()
 
 
+def _parse_suit(key: str, where: str) -> Suit:
+    try:
+        return Suit.parse(key)
+    except ValueError as e:
+        raise RuleSetError(f"{where}: {e}") from None
+
+
 def _parse_deck(value: Any, where: str) -> tuple[int, ...]:
     """``{D = 12, X = 0, B = ["Granaries", "Roads"]}``: per suit a count (the suit's first
     cards in the card list, then its extras) or the names of its cards; a suit not given
     keeps its 16 or 8 cards."""
     if not isinstance(value, dict):
         raise RuleSetError(f"{where}: must be a table keyed by suit, e.g. [deck] with D = 12")
-    ids = {s: SUIT_CARD_IDS[s][:len(IDS_OF_SUIT[s])] for s in SUITS}
+    ids = dict(zip(SUITS, IDS_OF_SUIT, strict=True))  # the named cards, as by default
     given: dict[Suit, str] = {}
     for key, spec in value.items():
         w = f"{where}.{key}"
-        try:
-            suit = Suit.parse(key)
-        except ValueError as e:
-            raise RuleSetError(f"{w}: {e}") from None
+        suit = _parse_suit(key, w)
         if suit in given:
             raise RuleSetError(f"{w}: suit {suit.letter} is also given as {given[suit]!r}")
         given[suit] = key

@@ -71,7 +71,7 @@ def load_rulesets(paths: Sequence[str | Path]) -> list[RuleSet]:
     return out
 
 
-def rules_of(spec: CreateTable, rulesets: Mapping[str, RuleSet] = RULESETS) -> RuleSet:
+def rules_of(spec: CreateTable, rulesets: Mapping[str, RuleSet]) -> RuleSet:
     if spec.rules not in rulesets:
         raise ProtocolError("bad_rules", f"unknown rule set {spec.rules!r}; the rule sets are: {', '.join(rulesets)}")
     rules = rulesets[spec.rules]
@@ -146,7 +146,7 @@ async def with_profiles(social: SocialStore, spec: CreateTable, seats: list[dict
 
 class Lobby:
     def __init__(self, store: Store, social: SocialStore, registry: Registry, leases: Leases,
-                 rulesets: Mapping[str, RuleSet] = RULESETS) -> None:
+                 rulesets: Mapping[str, RuleSet]) -> None:
         self.store = store
         self.rulesets = rulesets
         self.social = social
