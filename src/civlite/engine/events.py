@@ -37,9 +37,8 @@ Each field has one meaning, whatever the kind:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import partial
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, Final, NamedTuple
 
 from .cards import ALL_CARDS, NAMES
 
@@ -182,8 +181,8 @@ class Event(NamedTuple):
         return self.describe(TRUTH)
 
 
-#: builds an Event from all its fields in order (kind, rule, player, target, ability,
-#: cards, count, amount, secret, seen_by, seats, phase, turn, extra, source) without the
-#: keyword-argument ``__new__``: the engine makes events on every step, and this is
-#: three times faster
-make_event = partial(tuple.__new__, Event)
+#: ``new_event(Event, values)`` builds an Event from all its fields in order (kind, rule,
+#: player, target, ability, cards, count, amount, secret, seen_by, seats, phase, turn, extra,
+#: source) without the keyword-argument ``__new__``: the engine makes events on every step,
+#: and this is ``tuple.__new__`` itself, five times faster than ``Event(...)``
+new_event: Final[Callable[[type[Event], tuple[Any, ...]], Event]] = tuple.__new__

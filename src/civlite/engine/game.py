@@ -52,7 +52,7 @@ from .codec import (
     suit_counts,
 )
 from .decisions import DecisionKind
-from .events import Event, make_event
+from .events import Event, new_event
 from .handlers import HANDLERS, Handler, choices_for, discard_for_ids
 from .positions import Placement, PositionError, position, read_position, state_json
 from .resolution import Resolution, _shuffle
@@ -69,6 +69,8 @@ __all__ = [
 
 PHASES = ("rise", "action", "meld", "fall")
 
+_NEW: Final = new_event  # module constants are C statics when compiled
+_EVENT: Final = Event
 _ACTION: Final = DecisionKind.ACTION
 _MELD: Final = DecisionKind.MELD
 _FALL: Final = DecisionKind.FALL_DISCARD
@@ -228,7 +230,7 @@ class Game(Resolution):
         g.seed = self.seed
         g.universe = self.universe
         g._knower = self._knower[:]
-        g._opts = self._opts
+        g._rt = self._rt
         g._h = self._h
         g._kind = self._kind
         g._dplayer = self._dplayer
@@ -418,7 +420,7 @@ class Game(Resolution):
     # -- the flow of a turn -------------------------------------------------------
     def _pass(self, rule: str) -> None:
         if not self._quiet:
-            self._ev.append(make_event(("pass", rule, self._dplayer, None, None, (), 0, 0, (), (), (),
+            self._ev.append(_NEW(_EVENT, ("pass", rule, self._dplayer, None, None, (), 0, 0, (), (), (),
                                         self.phase, 0, False, None)))
 
     def _start_turn(self, count_turn: bool = True, extra: bool = False) -> None:
@@ -426,9 +428,9 @@ class Game(Resolution):
             self.turn += 1
         self.phase = "rise"
         if not self._quiet:
-            self._ev.append(make_event(("turn", "R4", self.active, None, None, (), 0, 0, (), (), (),
+            self._ev.append(_NEW(_EVENT, ("turn", "R4", self.active, None, None, (), 0, 0, (), (), (),
                                         "rise", self.turn, extra, None)))
-        draw = self.rules.rise_draw
+        draw = self._rt.rise_draw
         if self._first_rises and not extra:  # a seat's first Rise (rule set's first_rise_draw)
             draw = self._first_rises[0]
             self._first_rises = self._first_rises[1:]
@@ -454,7 +456,7 @@ class Game(Resolution):
     def _enter_fall(self) -> None:
         self.phase = "fall"
         p = self.active
-        excess = len(self.hands[p]) - self.rules.hand_limit
+        excess = len(self.hands[p]) - self._rt.hand_limit
         if excess > 0:
             self._ability = None
             self._h = _H_FALL
@@ -467,7 +469,7 @@ class Game(Resolution):
         self._end_turn()
 
     def _end_turn(self) -> None:
-        if self.turn >= self.rules.turn_limit:
+        if self.turn >= self._rt.turn_limit:
             top = max(self.ct)
             self.drawn = tuple(p for p in range(self.n) if self.ct[p] == top)
             self.over = True

@@ -22,7 +22,7 @@ from itertools import combinations, product
 from typing import Any, Final
 
 from .actions import Action, Advanced, Basic, Discard, IllegalActionError, Meld, Pass, Take
-from .cards import ALL_CARDS, SUIT_OF, Card, Suit
+from .cards import ALL_CARDS, MAX_PER_SUIT, SUIT_OF, Card, Suit
 from .choices import Choices, DiscardChoice, TakeChoice, ability_choices, meld_choice, sorted_cards
 from .codec import (
     ADVANCED_BASE,
@@ -38,13 +38,15 @@ from .codec import (
     take_id,
 )
 from .decisions import DecisionKind
-from .events import make_event
+from .events import Event, new_event
 from .resolution import Resolution
 from .rules import Ability
 
 #: module constants are Final so that the compiled engine reads them as C statics (a plain
 #: module global is a dict look-up on every use, in every loop)
 _PASS: Final = Pass()
+_NEW: Final = new_event
+_EVENT: Final = Event
 _SUITS: Final[tuple[int, ...]] = SUIT_OF
 _DISCARD: Final = Discard
 _ADVANCED: Final = Advanced
@@ -52,6 +54,32 @@ _BASIC: Final = Basic
 _MELD_T: Final = Meld
 _TAKE: Final = Take
 _FALL_DISCARD: Final = DecisionKind.FALL_DISCARD
+#: a hand's cards counted by suit in one int, 7 bits a suit (a suit has at most 32 cards, R10):
+#: ``_UNIT[card]`` is 1 in its suit's field. Compiled, a local int is unboxed, where a list of
+#: counts boxes every count it stores
+_BITS: Final = 7
+_FIELD: Final = 127
+_UNIT: Final[tuple[int, ...]] = tuple(1 << (_BITS * s) for s in SUIT_OF)
+assert MAX_PER_SUIT <= _FIELD, "a suit's count must fit its field"
+
+
+def _count(packed: int, s: int) -> int:
+    """How many cards of suit ``s`` a packed count holds."""
+    return (packed >> (_BITS * s)) & _FIELD
+
+
+def _packed_counts(cards: list[int]) -> int:
+    """``cards`` counted by suit, packed (see :data:`_UNIT`)."""
+    packed = 0
+    for c in cards:
+        packed += _UNIT[c]
+    return packed
+#: a pass is the same event every time for a seat (events are immutable values): one each,
+#: made once, for passing the action (R4.2) and the meld (R4.3)
+_PASS_ACTION_EVENTS: Final[tuple[Event, ...]] = tuple(
+    _NEW(_EVENT, ("pass", "R4.2", p, None, None, (), 0, 0, (), (), (), "action", 0, False, None)) for p in range(8))
+_PASS_MELD_EVENTS: Final[tuple[Event, ...]] = tuple(
+    _NEW(_EVENT, ("pass", "R4.3", p, None, None, (), 0, 0, (), (), (), "meld", 0, False, None)) for p in range(8))
 
 
 class Handler:
@@ -235,12 +263,10 @@ class ActionHandler(Handler):
         return out
 
     def legal_ids(self, g: Resolution) -> list[int]:
-        counts = [0, 0, 0, 0, 0, 0, 0, 0]
-        for c in g.hands[g._dplayer]:
-            counts[_SUITS[c]] = counts[_SUITS[c]] + 1
+        packed = _packed_counts(g.hands[g._dplayer])
         ids = [PASS_ID]
-        for s, cost, opts in g._opts:
-            if counts[s] >= cost:
+        for s, cost, opts in g._rt.opts:
+            if _count(packed, s) >= cost:
                 ids.extend(opts)
         return ids
 
@@ -249,13 +275,13 @@ class ActionHandler(Handler):
         if aid == PASS_ID:  # the hot path of simulations: the pass event built here (as ``g._pass``)
             g._actions.append(_PASS)
             if not g._quiet:
-                g._ev.append(make_event(("pass", "R4.2", p, None, None, (), 0, 0, (), (), (), "action", 0, False, None)))
+                g._ev.append(_PASS_ACTION_EVENTS[p])
             g._ask_meld()
             return
         advanced = aid >= ADVANCED_BASE
         s = SUIT_OF_ID[aid]
         off = OFFSET_OF_ID[aid]
-        ab = (g.rules.advanced if advanced else g.rules.basic)[s]
+        ab = (g._rt.advanced if advanced else g._rt.basic)[s]
         assert ab is not None
         cards = sorted([c for c in g.hands[p] if _SUITS[c] == s])[: ab.cards]
         target = (p + off) % g.n if off else -1
@@ -353,25 +379,28 @@ class MeldHandler(Handler):
         return out
 
     def legal_ids(self, g: Resolution) -> list[int]:
-        counts = [0, 0, 0, 0, 0, 0, 0, 0]
-        for c in g.hands[g._dplayer]:
-            counts[_SUITS[c]] = counts[_SUITS[c]] + 1
-        r = g.rules
-        for s in r.meld_suits:
-            if not counts[s]:
+        packed = _packed_counts(g.hands[g._dplayer])
+        rt = g._rt
+        for s in rt.meld_suits:
+            if not _count(packed, s):
                 return [PASS_ID]
-        return [PASS_ID, *(MELD_BASE + s for s in r.meld_one_of if counts[s])]
+        ids = [PASS_ID]  # a loop, not a generator: compiled, a generator is an object per call
+        for s in rt.meld_one_of:
+            if _count(packed, s):
+                ids.append(MELD_BASE + s)
+        return ids
 
     def apply_id(self, g: Resolution, aid: int) -> None:
         if aid == PASS_ID:
             g._actions.append(_PASS)
             if not g._quiet:
-                g._ev.append(make_event(("pass", "R4.3", g._dplayer, None, None, (), 0, 0, (), (), (), "meld", 0, False,
-                                         None)))
+                g._ev.append(_PASS_MELD_EVENTS[g._dplayer])
             g._enter_fall()
             return
         hand = g.hands[g._dplayer]
-        picks = sorted([_lowest_of_suit(hand, s) for s in (*g.rules.meld_suits, aid - MELD_BASE)])  # as a Meld holds them
+        picks = [_lowest_of_suit(hand, s) for s in g._rt.meld_suits]
+        picks.append(_lowest_of_suit(hand, aid - MELD_BASE))
+        picks.sort()  # as a Meld holds them
         g._actions.append((_MELD_T, picks))
         g._meld(picks)
 
@@ -429,10 +458,10 @@ class TakeHandler(Handler):
         return [Take(ALL_CARDS[c]) for c in sorted(set(self.pile(g)))]
 
     def legal_ids(self, g: Resolution) -> list[int]:
-        counts = [0, 0, 0, 0, 0, 0, 0, 0]
+        suits = 0  # a bit a suit
         for c in self.pile(g):
-            counts[_SUITS[c]] = 1
-        return [TAKE_BASE + s for s in range(8) if counts[s]]
+            suits |= 1 << _SUITS[c]
+        return [TAKE_BASE + s for s in range(8) if suits >> s & 1]
 
     def apply_id(self, g: Resolution, aid: int) -> None:
         c = _lowest_of_suit(self.pile(g), aid - TAKE_BASE)
@@ -487,22 +516,24 @@ class DiscardHandler(Handler):
         return [Discard([ALL_CARDS[c] for c in combo]) for combo in combinations(hand, g._dcount)]
 
     def legal_ids(self, g: Resolution) -> list[int]:
-        counts = [0, 0, 0, 0, 0, 0, 0, 0]
-        for c in g.hands[g._dplayer]:
-            counts[_SUITS[c]] = counts[_SUITS[c]] + 1
+        packed = _packed_counts(g.hands[g._dplayer])
         low = 0
         selected = g._selected
         for c in selected:
-            counts[_SUITS[c]] = counts[_SUITS[c]] - 1
+            packed -= _UNIT[c]
             low = _SUITS[c]
         need = g._dcount - len(selected)
-        if need == 1:
-            return [DISCARD_BASE + s for s in range(low, 8) if counts[s]]
         ids = []
+        if need == 1:
+            for s in range(low, 8):
+                if _count(packed, s):
+                    ids.append(DISCARD_BASE + s)
+            return ids
         avail = 0
         for s in range(7, low - 1, -1):
-            avail += counts[s]
-            if counts[s] and avail >= need:
+            k = _count(packed, s)
+            avail += k
+            if k and avail >= need:
                 ids.append(DISCARD_BASE + s)
         ids.reverse()
         return ids

@@ -14,10 +14,12 @@ from typing import Final
 from .cards import SUIT_OF
 from .decisions import DecisionKind
 from .effects import ALL, PRIMITIVES
-from .events import Event, make_event
+from .events import Event, new_event
 from .rules import Ability
 from .state import GameState
 
+_NEW: Final = new_event  # module constants are C statics when compiled
+_EVENT: Final = Event
 _FALL: Final = DecisionKind.FALL_DISCARD
 _VISION: Final = DecisionKind.VISION
 _FOUNDATIONS: Final = DecisionKind.FOUNDATIONS
@@ -80,7 +82,7 @@ class Resolution(GameState):
             got.append(c)
         self.hands[p].extend(got)
         if not self._quiet:
-            self._ev.append(make_event(("draw", rule, p, None, ability, (), len(got), 0, tuple(got), (p,), (),
+            self._ev.append(_NEW(_EVENT, ("draw", rule, p, None, ability, (), len(got), 0, tuple(got), (p,), (),
                                         self.phase, 0, False, None)))
 
     def _own_rng(self) -> random.Random:
@@ -110,12 +112,12 @@ class Resolution(GameState):
             self.supply -= amount
         self.ct[p] = self.ct[p] + amount
         if not self._quiet:
-            self._ev.append(make_event(("gain_ct", rule, p, None, ability, (), 0, amount, (), (), (),
+            self._ev.append(_NEW(_EVENT, ("gain_ct", rule, p, None, ability, (), 0, amount, (), (), (),
                                         self.phase, 0, False, None)))
         self._check_win(p)
 
     def _check_win(self, p: int) -> None:
-        if self.ct[p] >= self.rules.victory_ct:
+        if self.ct[p] >= self._rt.victory_ct:
             self.over = True
             self.winner = p
             self._ability = None
@@ -128,7 +130,7 @@ class Resolution(GameState):
         self._remove_from_hand(p, cards)
         self._to_discard(cards)  # R3.3: paid before the effect
         if not self._quiet:
-            self._ev.append(make_event(("activate", ability.rule, p, target if target >= 0 else None, ability.name,
+            self._ev.append(_NEW(_EVENT, ("activate", ability.rule, p, target if target >= 0 else None, ability.name,
                                         tuple(cards), len(cards), 0, (), (), (), self.phase, 0, False, None)))
         self._ability = ability
         self._eff = 0
@@ -184,8 +186,9 @@ class Resolution(GameState):
             else:
                 _shuffle(self._own_rng(), self.deck)
             if not self._quiet:
-                self._ev.append(Event("shuffle", "R5.2", self.active, ability=self._ability.name if self._ability else None,
-                                      phase=self.phase))
+                self._ev.append(_NEW(_EVENT, ("shuffle", "R5.2", self.active, None,
+                                            self._ability.name if self._ability else None, (), 0, 0, (), (), (),
+                                            self.phase, 0, False, None)))
         return False
 
     def _take_one(self, cid: int) -> None:
@@ -196,15 +199,15 @@ class Resolution(GameState):
             self.deck.remove(cid)
             self._knower[cid] = 0
             if not self._quiet:
-                self._ev.append(Event("take", ab.rule, p, ability=ab.name, count=1, secret=(cid,), seen_by=(p,),
-                                      phase=self.phase, source="deck"))
+                self._ev.append(_NEW(_EVENT, ("take", ab.rule, p, None, ab.name, (), 1, 0, (cid,), (p,), (),
+                                            self.phase, 0, False, "deck")))
         else:
             self.discard.remove(cid)
             self._dsuits[SUIT_OF[cid]] -= 1
             self._knower[cid] = (1 << self.n) - 1  # the discard pile is public (R3.2)
             if not self._quiet:
-                self._ev.append(Event("take", ab.rule, p, ability=ab.name, cards=(cid,), count=1,
-                                      phase=self.phase, source="discard"))
+                self._ev.append(_NEW(_EVENT, ("take", ab.rule, p, None, ab.name, (cid,), 1, 0, (), (), (),
+                                            self.phase, 0, False, "discard")))
         self.hands[p].append(cid)
         self._dcount -= 1
 
@@ -224,7 +227,7 @@ class Resolution(GameState):
             assert self._ability is not None
             rule, name = self._ability.rule, self._ability.name
         if not self._quiet:
-            self._ev.append(make_event(("discard", rule, who, None, name, tuple(ids), len(ids), 0, (), (), (),
+            self._ev.append(_NEW(_EVENT, ("discard", rule, who, None, name, tuple(ids), len(ids), 0, (), (), (),
                                         self.phase, 0, False, None)))
 
     def _resolve_discard(self, ids: list[int]) -> None:
@@ -310,8 +313,8 @@ def _steal_cards(g: Resolution, ab: Ability, amount: int) -> bool:
             knower[c] &= keep
     g.hands[p].extend(got)
     if not g._quiet:
-        g._ev.append(Event("steal_cards", ab.rule, p, t, ab.name, count=k, secret=tuple(got), seen_by=(p, t),
-                           phase=g.phase))
+        g._ev.append(_NEW(_EVENT, ("steal_cards", ab.rule, p, t, ab.name, (), k, 0, tuple(got), (p, t), (),
+                                 g.phase, 0, False, None)))
     return False
 
 
@@ -321,7 +324,7 @@ def _steal_ct(g: Resolution, ab: Ability, amount: int) -> bool:
     g.ct[t] = g.ct[t] - k
     g.ct[p] = g.ct[p] + k  # R6.3: from the opponent, not the supply
     if not g._quiet:
-        g._ev.append(Event("steal_ct", ab.rule, p, t, ab.name, amount=k, phase=g.phase))
+        g._ev.append(_NEW(_EVENT, ("steal_ct", ab.rule, p, t, ab.name, (), 0, k, (), (), (), g.phase, 0, False, None)))
     g._check_win(p)
     return False
 
@@ -333,15 +336,16 @@ def _look_at_hand(g: Resolution, ab: Ability, amount: int) -> bool:
     for c in g.hands[t]:
         knower[c] |= bit
     if not g._quiet:
-        g._ev.append(Event("look", ab.rule, p, t, ab.name, count=len(g.hands[t]), secret=tuple(g.hands[t]),
-                           seen_by=(p,), phase=g.phase))
+        g._ev.append(_NEW(_EVENT, ("look", ab.rule, p, t, ab.name, (), len(g.hands[t]), 0, tuple(g.hands[t]), (p,), (),
+                                 g.phase, 0, False, None)))
     return False
 
 
 def _extra_turn(g: Resolution, ab: Ability, amount: int) -> bool:
     g.extra_turn = True
     if not g._quiet:
-        g._ev.append(Event("extra_turn", "R6.4", g.active, ability=ab.name, phase=g.phase))
+        g._ev.append(_NEW(_EVENT, ("extra_turn", "R6.4", g.active, None, ab.name, (), 0, 0, (), (), (), g.phase, 0, False,
+                                 None)))
     return False
 
 

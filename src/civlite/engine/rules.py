@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -245,6 +245,15 @@ class RuleSet:
     deck_span: int = field(default=0, compare=False, repr=False)
     #: derived tables the engine computes once per rule set (not part of the rules)
     cache: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        """Pickled without its ``cache`` (derived tables, made again when asked for)."""
+        return tuple(getattr(self, f.name) for f in fields(self) if f.name != "cache")
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for f, value in zip([f for f in fields(self) if f.name != "cache"], state, strict=True):
+            object.__setattr__(self, f.name, value)
+        object.__setattr__(self, "cache", {})
 
     def __post_init__(self) -> None:
         self._validate()

@@ -35,7 +35,7 @@ class GameState:
 
     __slots__ = (
         "_ability", "_actions", "_dcount", "_decision", "_dplayer", "_dsuits", "_eff", "_ev", "_first",
-        "_first_rises", "_kind", "_knower", "_opts", "_quiet", "_rng_shared", "_selected", "_start", "_target",
+        "_first_rises", "_kind", "_knower", "_quiet", "_rng_shared", "_rt", "_selected", "_start", "_target",
         "active", "chance", "ct", "deck", "discard", "drawn", "extra_turn", "hands", "n", "names",
         "opening_events", "over", "phase", "rng", "rules", "seed", "supply", "turn", "universe", "winner",
     )
@@ -69,7 +69,8 @@ class GameState:
     #: the discard pile's cards by suit (8 counts), kept with every move to or from the pile
     #: (:func:`.codec.suit_counts` makes it from a list): the numeric view reads it
     _dsuits: list[int]
-    _opts: tuple[tuple[int, int, tuple[int, ...]], ...]  # (suit, cost, compact ids) per ability
+    #: the rule set's numbers the turn reads, for this table size (shared by copies)
+    _rt: RuleTable
     _kind: DecisionKind  # the pending decision's kind (``Game`` holds its handler)
     _decision: int
     _dplayer: int
@@ -113,7 +114,7 @@ class GameState:
         self.opening_events = ()
         self.universe = rules.deck
         self._knower = [0] * rules.deck_span
-        self._opts = _ability_options(rules, n)
+        self._rt = rule_table(rules, n)
         self._decide(DecisionKind.ACTION, 0, 0)
         self._decision = 1
         self._ability = None
@@ -221,10 +222,31 @@ class GameState:
         return [0.0] * self.n if o is None else o.returns()
 
 
-def _ability_options(rules: RuleSet, n: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
-    """(suit, cost, compact ids) of every ability, ascending by id, for ``n`` players."""
-    opts: tuple[tuple[int, int, tuple[int, ...]], ...] | None = rules.cache.get(("options", n))
-    if opts is None:
+class RuleTable:
+    """What a turn reads of a rule set, for one table size, as plain ints and tuples: the
+    compiled engine reads these fields natively, where a :class:`RuleSet` field is a
+    Python attribute look-up. Made once per rule set and size (:func:`rule_table`)."""
+
+    __slots__ = ("advanced", "basic", "hand_limit", "meld_one_of", "meld_suits", "n", "opts", "rise_draw", "rules",
+                 "turn_limit", "victory_ct")
+
+    rules: RuleSet
+    n: int
+
+    #: (suit, cost, compact ids) of every ability, ascending by id
+    opts: tuple[tuple[int, int, tuple[int, ...]], ...]
+    basic: tuple[Ability | None, ...]
+    advanced: tuple[Ability | None, ...]
+    rise_draw: int
+    hand_limit: int
+    victory_ct: int
+    turn_limit: int
+    meld_suits: tuple[int, ...]
+    meld_one_of: tuple[int, ...]
+
+    def __init__(self, rules: RuleSet, n: int) -> None:
+        self.rules = rules
+        self.n = n
         out = []
         for adv, table in ((False, rules.basic), (True, rules.advanced)):
             for s in range(8):
@@ -233,6 +255,25 @@ def _ability_options(rules: RuleSet, n: int) -> tuple[tuple[int, int, tuple[int,
                     continue
                 ids = tuple(ability_id(adv, s, off) for off in range(1, n)) if ab.targets else (ability_id(adv, s),)
                 out.append((s, ab.cards, ids))
-        opts = tuple(out)
-        rules.cache[("options", n)] = opts
-    return opts
+        self.opts = tuple(out)
+        self.basic = tuple(rules.basic)
+        self.advanced = tuple(rules.advanced)
+        self.rise_draw = rules.rise_draw
+        self.hand_limit = rules.hand_limit
+        self.victory_ct = rules.victory_ct
+        self.turn_limit = rules.turn_limit
+        self.meld_suits = tuple(int(x) for x in rules.meld_suits)
+        self.meld_one_of = tuple(int(x) for x in rules.meld_one_of)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the rule set and size it is made from."""
+        return rule_table, (self.rules, self.n)
+
+
+def rule_table(rules: RuleSet, n: int) -> RuleTable:
+    """The :class:`RuleTable` of ``rules`` for ``n`` players (kept in ``rules.cache``)."""
+    table: RuleTable | None = rules.cache.get(("table", n))
+    if table is None:
+        table = RuleTable(rules, n)
+        rules.cache[("table", n)] = table
+    return table
