@@ -17,6 +17,7 @@ from civlite.engine import (
     ALL_CARDS,
     CARDS,
     Card,
+    DecisionKind,
     Game,
     GameRecord,
     PositionError,
@@ -180,3 +181,28 @@ def test_positions_refuse_cards_outside_the_deck() -> None:
         Game.from_position(extra, RuleSet.default())
     g = Game.from_position(extra, large())
     assert g.hand(0) == (Card("Military 20"),)
+
+
+def test_full_suits_in_one_hand_keep_compact_and_concrete_actions_equal() -> None:
+    """Every suit at its most (MAX_PER_SUIT cards) and hands of 40: the engine counts a hand
+    by suit in a packed field per suit, which must hold a whole suit."""
+    full = RuleSet.from_dict({"name": "full-suits", "deck": {s.letter: MAX_PER_SUIT for s in SUITS},
+                              "hand_size": 40, "hand_limit": 100})
+    rng = random.Random(3)
+    for seed in range(3):
+        g = Game(players=2, seed=seed, rules=full)
+        for _ in range(12):
+            if g.over:
+                break
+            ids = g.legal_ids()
+            if g.pending_kind is DecisionKind.ACTION:  # a meld's concrete choices multiply past millions here
+                concrete = g.legal_actions()
+                assert {g.id_for_action(a) for a in concrete} == set(ids)
+            g.apply_id(rng.choice(ids))
+    hand = [c for c in full.deck if SUIT_OF[c] == Suit.MILITARY]  # a whole suit in one hand
+    state = {"players": [{"hand": [ALL_CARDS[c].name for c in hand], "ct": 0}, {"hand": [], "ct": 0}],
+             "deck": [ALL_CARDS[c].name for c in full.deck if SUIT_OF[c] != Suit.MILITARY],
+             "discard": [], "active": 0, "phase": "action", "turn": 1}
+    g = Game.from_position(state, full, seed=0)
+    assert len(g.hands[0]) == MAX_PER_SUIT
+    assert {g.id_for_action(a) for a in g.legal_actions()} == set(g.legal_ids())
