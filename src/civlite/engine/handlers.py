@@ -74,8 +74,10 @@ def _packed_counts(cards: list[int]) -> int:
     for c in cards:
         packed += _UNIT[c]
     return packed
+
+
 #: a pass is the same event every time for a seat (events are immutable values): one each,
-#: made once, for passing the action (R4.2) and the meld (R4.3)
+#: made once, for passing the action (R4.2) and the meld (R4.3), for the 8 seats a rule set may have
 _PASS_ACTION_EVENTS: Final[tuple[Event, ...]] = tuple(
     _NEW(_EVENT, ("pass", "R4.2", p, None, None, (), 0, 0, (), (), (), "action", 0, False, None)) for p in range(8))
 _PASS_MELD_EVENTS: Final[tuple[Event, ...]] = tuple(
