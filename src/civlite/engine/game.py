@@ -418,11 +418,6 @@ class Game(Resolution):
         return self._h.id_for_action(self, action)
 
     # -- the flow of a turn -------------------------------------------------------
-    def _pass(self, rule: str) -> None:
-        if not self._quiet:
-            self._ev.append(_NEW(_EVENT, ("pass", rule, self._dplayer, None, None, (), 0, 0, (), (), (),
-                                        self.phase, 0, False, None)))
-
     def _start_turn(self, count_turn: bool = True, extra: bool = False) -> None:
         if count_turn:
             self.turn += 1

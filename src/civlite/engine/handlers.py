@@ -196,7 +196,8 @@ class ActionHandler(Handler):
     def apply(self, g: Resolution, action: Action) -> None:
         if isinstance(action, Pass):
             g._actions.append(action)
-            g._pass("R4.2")
+            if not g._quiet:
+                g._ev.append(_PASS_ACTION_EVENTS[g._dplayer])
             g._ask_meld()
         elif isinstance(action, Basic):  # Advanced is a Basic too
             ability, cards, target = self.check(g, action)
@@ -274,7 +275,7 @@ class ActionHandler(Handler):
 
     def apply_id(self, g: Resolution, aid: int) -> None:
         p = g._dplayer
-        if aid == PASS_ID:  # the hot path of simulations: the pass event built here (as ``g._pass``)
+        if aid == PASS_ID:  # the hot path of simulations
             g._actions.append(_PASS)
             if not g._quiet:
                 g._ev.append(_PASS_ACTION_EVENTS[p])
@@ -335,7 +336,8 @@ class MeldHandler(Handler):
     def apply(self, g: Resolution, action: Action) -> None:
         if isinstance(action, Pass):
             g._actions.append(action)
-            g._pass("R4.3")
+            if not g._quiet:
+                g._ev.append(_PASS_MELD_EVENTS[g._dplayer])
             g._enter_fall()
         elif isinstance(action, Meld):
             cards = self.check(g, action)

@@ -31,9 +31,6 @@ class Resolution(GameState):
     __slots__ = ()
 
     # the flow of a turn (``Game``)
-    def _pass(self, rule: str) -> None:
-        raise NotImplementedError
-
     def _ask_meld(self) -> None:
         raise NotImplementedError
 
