@@ -49,7 +49,11 @@ def engine_loop(players: int) -> Loop:
 
 
 def openspiel_loop(players: int, **params: Any) -> Loop:
-    game = pyspiel.load_game("python_civlite", {"players": players, **params})
+    return pyspiel_loop(pyspiel.load_game("python_civlite", {"players": players, **params}))
+
+
+def pyspiel_loop(game: Any) -> Loop:
+    """Uniformly random play of a loaded pyspiel game, chance sampled uniformly; decisions counted."""
 
     def run(seconds: float) -> float:
         r = random.Random(1)
@@ -78,14 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     loops = {"engine": engine_loop(args.players), "openspiel": openspiel_loop(args.players),
              "openspiel_sampled": openspiel_loop(args.players, chance="sampled")}
-    rates: dict[str, list[float]] = {k: [] for k in loops}
-    ratios: dict[str, list[float]] = {k: [] for k in loops if k != "engine"}
-    for i in range(args.rounds):
-        for name, loop in loops.items():
-            rates[name].append(loop(args.seconds))
-        for name in ratios:  # each round's ratio: the loops of one round saw the same load
-            ratios[name].append(rates[name][-1] / rates["engine"][-1])
-        print(f"round {i + 1}: " + ", ".join(f"{k} {v[-1]:,.0f}" for k, v in rates.items()), flush=True)
+    rates, ratios = run_rounds(loops, args.rounds, args.seconds)
     summary = {
         "command": "benchmarks/openspiel_speed.py " + " ".join(sys.argv[1:] if argv is None else argv),
         "players": args.players, "seconds": args.seconds, "rounds": args.rounds,
@@ -94,12 +91,32 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_to_engine": {k: round(statistics.median(v), 3) for k, v in ratios.items()},
         "ratio_per_round": {k: [round(x, 3) for x in v] for k, v in ratios.items()},
     }
+    write_summary(summary, args.out)
+    return 0
+
+
+def run_rounds(loops: dict[str, Loop], rounds: int, seconds: float) -> tuple[dict[str, list[float]],
+                                                                            dict[str, list[float]]]:
+    """Every loop for ``seconds``, in turn, ``rounds`` times: the rates, and each round's ratio to
+    that round's ``engine`` loop (the loops of one round saw the same load)."""
+    rates: dict[str, list[float]] = {k: [] for k in loops}
+    ratios: dict[str, list[float]] = {k: [] for k in loops if k != "engine"}
+    for i in range(rounds):
+        for name, loop in loops.items():
+            rates[name].append(loop(seconds))
+        for name in ratios:
+            ratios[name].append(rates[name][-1] / rates["engine"][-1])
+        print(f"round {i + 1}: " + ", ".join(f"{k} {v[-1]:,.0f}" for k, v in rates.items()), flush=True)
+    return rates, ratios
+
+
+def write_summary(summary: dict[str, Any], out: str | None) -> None:
+    """Print the JSON summary, and write it to ``out`` if given."""
     text = json.dumps(summary, indent=1)
     print(text)
-    if args.out:
-        with open(args.out, "w") as f:
+    if out:
+        with open(out, "w") as f:
             f.write(text + "\n")
-    return 0
 
 
 if __name__ == "__main__":

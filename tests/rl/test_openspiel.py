@@ -444,3 +444,57 @@ def test_fast_queries_answer_as_pyspiel_does() -> None:
             if s.is_terminal():
                 break
             s.apply_action(rng.choice(s.legal_actions()))
+
+
+def test_an_illegal_action_changes_nothing() -> None:
+    """Actions apply in place: one the engine refuses leaves the state as it was, and play goes on."""
+    game = _load(2)
+    rng = random.Random(11)
+    s = game.new_initial_state()
+    for _ in range(60):
+        if s.is_chance_node():
+            s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+        else:
+            strings = (s.information_state_string(0), s.information_state_string(1))  # (fills their caches)
+            before = (str(s), s.serialize(), *strings)
+            illegal = next(a for a in range(NUM_ACTIONS) if a not in s.legal_actions())
+            with pytest.raises(Exception, match="not legal"):
+                s.apply_action(illegal)
+            assert (str(s), s.serialize(), s.information_state_string(0), s.information_state_string(1)) == before
+            s.apply_action(rng.choice(s.legal_actions()))
+
+
+@pytest.mark.parametrize("chance", ["exact", "sampled"])
+def test_paused_nodes_show_the_game_before_the_action(chance: str) -> None:
+    """At a chance node inside an action (the action paused in place), views, strings and tensors
+    are those of the game before it: equal to a copy's, to a replay of the history's, and
+    unchanged by the rebuilds that make them."""
+    game = _load(2, chance=chance)
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(4):
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                if s.core.fiber is not None and rng.random() < 0.3:
+                    replay = game.new_initial_state()
+                    for a in s.history():
+                        replay.apply_action(a)
+                    copy = s.clone()
+                    for t in (copy, replay):
+                        for p in range(2):
+                            assert t.information_state_string(p) == s.information_state_string(p)
+                            assert t.observation_string(p) == s.observation_string(p)
+                            assert np.array_equal(t.information_state_tensor(p), s.information_state_tensor(p))
+                    assert str(copy) == str(s) == str(replay)
+                    assert _game(s).state_json() == _game(copy).state_json() == _game(replay).state_json()
+                    outcome = rng.choice([a for a, _ in s.chance_outcomes()])
+                    for t in (s, copy, replay):
+                        t.apply_action(outcome)
+                    assert str(copy) == str(s) == str(replay)
+                    checked += 1
+                else:
+                    s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+            else:
+                s.apply_action(rng.choice(s.legal_actions()))
+    assert checked > 20

@@ -33,18 +33,20 @@ event has K equally likely results. The probability of a history is K to the pow
 minus its number of chance nodes (about one per turn), so reach probabilities stay
 far from underflow in short games (``victory_ct``, ``turn_limit``).
 
-How: the state holds a :class:`civlite.engine.Game` at its last decision. A player's
-action is applied to a copy (``clone_fast``) whose ``chance`` (the engine's public
-:class:`civlite.engine.ChanceSource` hook) reads a *script* of chance outcomes. An
-action that meets no chance is applied once and keeps its copy. One that meets chance
-stops there and the state becomes a chance node over the candidates (the pile or the
-victim's hand); the outcome starts the script, and the action is replayed from the
-saved decision in a greenlet (a "fiber", kept in a pool per thread) that *pauses*
-inside the engine at each further chance node and resumes there with the next outcome:
-an action that meets k chance nodes (a Rise's draws) runs twice, not k + 1 times. A
-copy of a paused state (``clone()``, pickling) has no fiber: its next outcome replays
-the action with the script so far, in a fiber of its own. With sampled chance an action
-meets one node, so it runs twice (the first pass finds the node) and needs no fiber.
+How: the state holds a :class:`civlite.engine.Game`, and a player's action is applied to
+it *in place*, in a greenlet (a "fiber", kept in a pool per thread), with a ``chance``
+(the engine's public :class:`civlite.engine.ChanceSource` hook) that takes each outcome
+from the action's *script* of chance outcomes. When the script runs out, the source
+pauses the fiber inside the engine: the state is a chance node over the candidates (the
+pile or the victim's hand, or with sampled chance K outcomes) and its outcome resumes the
+action there. So every action runs once, whatever chance it meets, and a decision is
+never copied. The game before a paused action (for the views and strings of a chance
+node, and for its copies) is rebuilt when asked: a state keeps a snapshot at an earlier
+decision, shared by its copies and never changed, and the actions since with their
+chance outcomes, and replays them on a copy of the snapshot (which then becomes the
+snapshot). A copy of a paused state (``clone()``, pickling) has no fiber: its next
+outcome replays the action on the game before it, with the script so far, in a fiber of
+its own. An action the engine refuses (an illegal one) changes nothing.
 
 **Information states** are at suit level, since cards of one suit are identical in
 play (R1.2) and the actions name suits: histories that differ only in which card of
@@ -172,41 +174,34 @@ def _capacity(rules: RuleSet, history: int) -> int:
     return rules.turn_limit * EVENTS_PER_TURN + 1 if history < 0 else history
 
 
-class NeedChance(Exception):
-    """What a paused fiber sends when the action needs a chance outcome (``candidates``:
-    the cards it may be, sorted; none for a sampled chance node)."""
-
-    def __init__(self, candidates: Sequence[int]) -> None:
-        super().__init__("chance outcome needed")
-        self.candidates = sorted(candidates)
+#: what a fiber sends when a sampled action meets its chance node (resumed with the node's seed)
+_SAMPLED_NODE = "sampled chance node"
 
 
 class _ScriptedChance:
     """The :class:`~civlite.engine.ChanceSource` of an exact-chance action: each outcome comes from the script.
 
     The deck is unordered: a shuffle does nothing and each draw takes the card the
-    script names, wherever it lies in the pile. When the script runs out, the action
-    (the state is now a chance node over ``cards``) raises :class:`NeedChance`, or with
-    ``pause`` (in a fiber) pauses until the outcome is appended.
+    script names, wherever it lies in the pile. When the script runs out, the fiber
+    running the action pauses, sending the sorted candidates (the state is now a chance
+    node over them), and goes on once the outcome is appended.
     """
 
-    __slots__ = ("outcomes", "pause", "pos")
+    __slots__ = ("outcomes", "pos")
 
-    def __init__(self, outcomes: list[int], pause: bool = False) -> None:
+    def __init__(self, outcomes: list[int]) -> None:
         self.outcomes = outcomes
         self.pos = 0
-        self.pause = pause
 
     def _next(self, cards: Sequence[int]) -> int:
-        if self.pos >= len(self.outcomes):
-            if not self.pause:
-                raise NeedChance(cards)
+        pos = self.pos
+        if pos == len(self.outcomes):
             parent = greenlet.getcurrent().parent  # the fiber's caller (see _fiber_loop)
-            assert parent is not None
-            parent.switch(NeedChance(cards))  # resumed once apply_chance has appended the outcome
-        c = self.outcomes[self.pos]
-        self.pos += 1
-        return cards.index(c)
+            if parent is None:  # a replay outside a fiber has its whole script
+                raise RuntimeError("the chance script ran out outside a fiber")
+            parent.switch(sorted(cards))  # resumed once apply_chance has appended the outcome
+        self.pos = pos + 1
+        return cards.index(self.outcomes[pos])
 
     def draw(self, pile: Sequence[int]) -> int:
         return self._next(pile)
@@ -218,37 +213,43 @@ class _ScriptedChance:
         pass
 
 
-class _Probe:
-    """Sampled chance, first pass: any chance the action meets makes it wait for a chance node."""
+class _SampledChance:
+    """Sampled chance: the action's first draw, steal or shuffle pauses the fiber at the
+    action's one chance node; from then on the i-th draw or steal among n cards takes
+    ``hash((key, i)) % n``, the node's key a digest of the history and its outcome
+    (``key`` given: a replay, which never pauses). Python's hash of a tuple of ints is
+    the same in every process, so a replayed or deserialised state draws alike."""
 
-    __slots__ = ()
+    __slots__ = ("i", "key")
+
+    def __init__(self, key: int | None = None) -> None:
+        self.key = key
+        self.i = 0
+
+    def _index(self, n: int) -> int:
+        key = self.key
+        if key is None:
+            key = self.key = self._node()
+        i = self.i
+        self.i = i + 1
+        return hash((key, i)) % n
+
+    def _node(self) -> int:
+        parent = greenlet.getcurrent().parent
+        if parent is None:
+            raise RuntimeError("a sampled chance node met outside a fiber")
+        key: int = parent.switch(_SAMPLED_NODE)  # resumed with the node's key
+        return key
 
     def draw(self, pile: Sequence[int]) -> int:
-        raise NeedChance(())
+        return self._index(len(pile))
 
     def pick(self, hand: Sequence[int]) -> int:
-        raise NeedChance(())
+        return self._index(len(hand))
 
     def shuffle(self, pile: list[int]) -> None:
-        raise NeedChance(())
-
-
-class _SeededDraws:
-    """Sampled chance, second pass: every draw and steal uniform from a seeded source."""
-
-    __slots__ = ("rng",)
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def draw(self, pile: Sequence[int]) -> int:
-        return self.rng.randrange(len(pile))
-
-    def pick(self, hand: Sequence[int]) -> int:
-        return self.rng.randrange(len(hand))
-
-    def shuffle(self, pile: list[int]) -> None:
-        pass
+        if self.key is None:  # the deck is unordered: a shuffle is the node, and draws nothing
+            self.key = self._node()
 
 
 def _fiber_loop(job: tuple[Game, int]) -> None:
@@ -256,8 +257,8 @@ def _fiber_loop(job: tuple[Game, int]) -> None:
 
     Each job ends by switching to the fiber's parent (the caller of the job's last
     switch) with ``(events, None)`` or ``(None, error)``; a chance source switches to
-    it with a :class:`NeedChance` in the middle of one. A fiber dropped while paused
-    is unwound by greenlet's ``GreenletExit`` (not caught here)."""
+    it in the middle of one (the candidates, or :data:`_SAMPLED_NODE`). A fiber dropped
+    while paused is unwound by greenlet's ``GreenletExit`` (not caught here)."""
     while True:
         game, aid = job
         try:
@@ -295,11 +296,21 @@ class _Config:
         self.seed = seed
 
 
-class _Core:
-    """Everything a state holds; copied by hand (never ``deepcopy`` a Game)."""
+#: the persistent list of actions since a snapshot: ``(earlier, action, chance record)`` or None
+_Tail = tuple[Any, int, Any] | None
 
-    __slots__ = ("candidates", "cfg", "chains", "dealt", "events", "fiber", "fiber_game", "game", "hands0", "path",
-                 "pending", "records", "script")
+
+class _Core:
+    """Everything a state holds; copied by hand (never ``deepcopy`` a Game).
+
+    ``game`` is the live game: at a decision node, that decision's; at a chance node with
+    a ``fiber``, the game the paused action is changing; at one without (a copy), the
+    game before the action, which the next outcome replays it on. ``root`` (a snapshot
+    never changed, shared by copies) and ``tail`` (the actions since, with their chance)
+    rebuild the game before a paused action when it is asked for (:meth:`view_game`)."""
+
+    __slots__ = ("candidates", "cfg", "chains", "dealt", "events", "fiber", "game", "hands0", "path", "pending",
+                 "pre", "records", "root", "script", "tail")
 
     def __init__(self, cfg: _Config) -> None:
         self.cfg = cfg
@@ -308,9 +319,11 @@ class _Core:
         self.hands0: list[list[int]] = [[] for _ in range(n)]  # each seat's dealt hand, as this world knows it
         self.game: Game | None = None
         self.pending: int | None = None  # the player action waiting on chance
-        self.script: list[int] = []
+        self.script: list[int] = []  # its chance outcomes so far
         self.fiber: greenlet.greenlet | None = None  # the pending action, paused (None in a copy)
-        self.fiber_game: Game | None = None  # the copy the paused action is changing
+        self.pre: Game | None = None  # the game before the paused action, once rebuilt
+        self.root: Game | None = None  # a snapshot at a decision (never changed)
+        self.tail: _Tail = None  # the actions since ``root``
         self.candidates: list[int] = list(range(cfg.sampled)) if cfg.sampled else list(cfg.rules.deck)
         self.events: list[Event] = []  # every event since the deal (this world's truth; redacted when read)
         self.records: list[list[tuple[float, ...]]] = [[] for _ in range(n)]  # per seat, filled when asked
@@ -322,13 +335,16 @@ class _Core:
         c.cfg = self.cfg
         c.dealt = self.dealt[:]
         c.hands0 = self.hands0  # never changed in place once dealt
-        c.game = self.game.clone_fast(_UNUSED_RNG) if self.game is not None else None
+        g = self.view_game()
+        c.game = g.clone_fast(_UNUSED_RNG) if g is not None else None
         if c.game is not None:
             c.game.quiet = False
         c.pending = self.pending
         c.script = self.script[:]
-        c.fiber = None  # a paused fiber is not copied: the copy replays (see _resume)
-        c.fiber_game = None
+        c.fiber = None  # a paused fiber is not copied: the copy replays (see apply_chance)
+        c.pre = None
+        c.root = self.root
+        c.tail = self.tail
         c.candidates = self.candidates[:]
         c.events = self.events[:]
         c.records = [r[:] for r in self.records]
@@ -339,13 +355,16 @@ class _Core:
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         return self.copy()
 
-    def __getstate__(self) -> dict[str, Any]:  # pickled without its paused fiber (a copy replays)
-        return {k: getattr(self, k) for k in self.__slots__ if k not in ("fiber", "fiber_game")}
+    def __getstate__(self) -> dict[str, Any]:  # pickled without its paused fiber (the copy replays)
+        state = {k: getattr(self, k) for k in self.__slots__ if k not in ("fiber", "pre", "root", "tail")}
+        state["game"] = self.view_game()
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             setattr(self, k, v)
-        self.fiber = self.fiber_game = None
+        self.fiber = self.pre = self.root = None
+        self.tail = None
 
     def __copy__(self) -> _Core:
         return self.copy()
@@ -359,48 +378,92 @@ class _Core:
     def is_chance(self) -> bool:
         return self.game is None or self.pending is not None
 
+    def view_game(self) -> Game | None:
+        """The game at the last decision: before the pending action, if there is one."""
+        if self.fiber is None:
+            return self.game
+        pre = self.pre
+        if pre is None:
+            pre = self.pre = self._rebuild()
+        return pre
+
+    def _rebuild(self) -> Game:
+        """The game before the paused action: the snapshot, with the actions since replayed
+        on a copy (quiet, with their recorded chance); it becomes the new snapshot."""
+        assert self.root is not None
+        g = self.root.clone_fast(_UNUSED_RNG)
+        steps = []
+        t = self.tail
+        while t is not None:
+            t, aid, rec = t
+            steps.append((aid, rec))
+        sampled = self.cfg.sampled
+        for aid, rec in reversed(steps):
+            if sampled:
+                g.chance = _SampledChance(rec)
+            else:
+                g.chance = _ScriptedChance(list(rec))
+            g.apply_id(aid, check=False)
+        g.chance = None
+        self.root = g.clone_fast(_UNUSED_RNG)
+        self.tail = None
+        g.quiet = False
+        return g
+
     def apply_chance(self, outcome: int) -> None:
         cands = self.candidates  # sorted
         i = bisect.bisect_left(cands, outcome)
         if i == len(cands) or cands[i] != outcome:
             raise ValueError(f"chance outcome {outcome} is not possible here")
         self.path = hash((self.path, -1 - outcome))
-        k = self.cfg.sampled
         if self.game is None:
-            if k:
+            if self.cfg.sampled:
                 rng = random.Random(self.path)
                 self.dealt = rng.sample(self.cfg.rules.deck, self.deal_size)  # as range(112) for the default
             else:
                 self.dealt.append(outcome)
-                self.candidates.remove(outcome)
+                cands.pop(i)
             if len(self.dealt) == self.deal_size:
                 self._start()
             return
         assert self.pending is not None
-        if k:  # one node for all the action's chance: replay it with the node's seeded source
-            self._run(self.pending, _SeededDraws(random.Random(self.path)))
-            return
         self.script.append(outcome)
-        fiber, g = self.fiber, self.fiber_game
-        if fiber is not None and g is not None:
-            self.fiber = self.fiber_game = None
+        fiber = self.fiber
+        if fiber is not None:
             try:
                 fiber.parent = greenlet.getcurrent()
-                msg = fiber.switch()
+                msg = fiber.switch(self.path)  # the sampled source's key (ignored by the scripted one)
             except (greenlet.error, ValueError):  # another thread's fiber: replay here
-                pass
+                self.game = self.view_game()
+                self.fiber = self.pre = None
             else:
-                self._resume(fiber, g, msg)
+                self._after(fiber, msg)
                 return
-        # the action's first chance node (or a copy's): replay it in a fiber, to pause at the next
-        self._run(self.pending, _ScriptedChance(self.script, pause=True), pause=True)
+        # a copy (or a foreign fiber's state): replay the action on the game before it, in a fiber
+        g = self.game
+        assert g is not None
+        if self.root is None:
+            self.root = g.clone_fast(_UNUSED_RNG)
+            self.tail = None
+        g.chance = _SampledChance(self.path) if self.cfg.sampled else _ScriptedChance(self.script)
+        self._run(g, self.pending)
 
     def apply_player(self, aid: int) -> None:
-        assert self.game is not None and self.pending is None
-        self.path = hash((self.path, aid))
+        g = self.game
+        assert g is not None and self.pending is None
+        if self.root is None:  # a state made by hand, unpickled or resampled: its snapshot
+            self.root = g.clone_fast(_UNUSED_RNG)
+            self.tail = None
+        path = self.path
+        self.path = hash((path, aid))
         self.pending = aid
         self.script = []
-        self._run(aid, _Probe() if self.cfg.sampled else _ScriptedChance(self.script))
+        g.chance = _SampledChance() if self.cfg.sampled else _ScriptedChance(self.script)
+        try:
+            self._run(g, aid)
+        except Exception:  # refused before any change (an illegal action): the state is as it was
+            self.path = path
+            raise
 
     def _start(self) -> None:
         r = self.cfg.rules
@@ -420,42 +483,40 @@ class _Core:
         self.hands0 = hands
         self.candidates = []
 
-    def _run(self, aid: int, chance: Any, pause: bool = False) -> None:
-        """Apply ``aid`` to a copy of the decision's game: directly (``chance`` may raise
-        :class:`NeedChance`), or with ``pause`` in a fiber that ``chance`` may pause."""
-        base = self.game
-        assert base is not None
-        g = base.clone_fast(_UNUSED_RNG)
-        g.quiet = False  # clone_fast copies are quiet: the information state is made of the events
-        g.chance = chance
-        if not pause:
-            try:
-                events = g.apply_id(aid)
-            except NeedChance as need:
-                self.candidates = need.candidates or list(range(self.cfg.sampled))
-                return
-            self._resume(None, g, (events, None))
-            return
-        pool = _idle_fibers()
+    def _run(self, g: Game, aid: int) -> None:
+        """Apply ``aid`` to ``g`` in place, in a fiber that its chance source may pause."""
+        try:
+            pool: list[greenlet.greenlet] = _POOL.fibers
+        except AttributeError:
+            pool = _POOL.fibers = []
         fiber = pool.pop() if pool else greenlet.greenlet(_fiber_loop)
         fiber.parent = greenlet.getcurrent()
-        self._resume(fiber, g, fiber.switch((g, aid)))
+        self._after(fiber, fiber.switch((g, aid)))
 
-    def _resume(self, fiber: greenlet.greenlet | None, g: Game, msg: Any) -> None:
-        """After a fiber switched back: a chance node to wait on, or the action done (or failed)."""
-        if isinstance(msg, NeedChance):
+    def _after(self, fiber: greenlet.greenlet, msg: Any) -> None:
+        """After the fiber switched back: a chance node to wait on, or the action done (or refused)."""
+        if type(msg) is not tuple:  # paused at a chance node
             self.fiber = fiber
-            self.fiber_game = g
-            self.candidates = msg.candidates
+            self.pre = None
+            self.candidates = msg if msg is not _SAMPLED_NODE else list(range(self.cfg.sampled))
             return
-        if fiber is not None:
-            _idle_fibers().append(fiber)
+        _idle_fibers().append(fiber)
         events, error = msg
-        if error is not None:
-            raise error
+        g = self.game
+        assert g is not None
         g.chance = None
-        self.game = g
+        aid = self.pending
+        assert aid is not None
         self.pending = None
+        self.fiber = self.pre = None
+        if error is not None:
+            self.script = []
+            raise error
+        if self.cfg.sampled:
+            rec: Any = self.path if self.script else None
+        else:
+            rec = tuple(self.script)
+        self.tail = (self.tail, aid, rec)
         self.script = []
         self.candidates = []
         if events:
@@ -474,12 +535,13 @@ class _Core:
         return mine
 
     def view_json(self, seat: int) -> dict[str, Any]:
-        if self.game is None:
+        g = self.view_game()
+        if g is None:
             mine = [ALL_CARDS[c].name for c in self.dealt_hand(seat)] if not self.cfg.sampled else []
             return {"seat": seat, "dealing": len(self.dealt), "hand": sorted(mine)}
-        d = self.game.view(seat).to_json()
+        d = g.view(seat).to_json()
         d.pop("decision_number", None)  # the tensor has no such count: nor has the string
-        if self.pending is not None and self.game.to_move == seat:
+        if self.pending is not None and g.to_move == seat:
             d["acting"] = self.pending  # its own action, waiting on chance
         return d
 
@@ -610,7 +672,7 @@ class CivLiteGame2P(CivLiteGame):
 
 
 class CivLiteState(pyspiel.State):  # type: ignore[misc]
-    """One state; ``state.core.game`` is the civlite Game at the last decision (None while dealing)."""
+    """One state; :func:`game_of` gives the civlite Game at its last decision (None while dealing)."""
 
     def __init__(self, game: CivLiteGame, core: _Core | None = None) -> None:
         super().__init__(game)
@@ -686,12 +748,14 @@ class CivLiteState(pyspiel.State):  # type: ignore[misc]
         return describe_id(action)
 
     def is_terminal(self) -> bool:
-        g = self.core.game
-        return g is not None and g.over
+        c = self.core
+        g = c.game
+        return g is not None and c.pending is None and g.over
 
     def returns(self) -> list[float]:
-        g = self.core.game
-        if g is None:
+        c = self.core
+        g = c.game
+        if g is None or c.pending is not None:
             return [0.0] * self.core.cfg.n
         return g.returns()
 
@@ -719,7 +783,8 @@ class CivLiteState(pyspiel.State):  # type: ignore[misc]
         core.pending = None
         core.script = []
         core.fiber = None
-        core.fiber_game = None
+        core.pre = core.root = None
+        core.tail = None
         core.candidates = []
         core.events = [e.for_seat(player_id) for e in c.events]
         core.records = [c.records[s][:] if s == player_id else [] for s in range(c.cfg.n)]
@@ -729,9 +794,10 @@ class CivLiteState(pyspiel.State):  # type: ignore[misc]
 
     def __str__(self) -> str:
         c = self.core
-        if c.game is None:
+        g = c.view_game()
+        if g is None:
             return f"dealing: {len(c.dealt)} of {c.deal_size} cards dealt"
-        s = str(c.game)
+        s = str(g)
         if c.pending is not None:
             s += f"\n  pending chance after {describe_id(c.pending)} ({len(c.script)} outcomes so far)"
         return s
@@ -766,7 +832,7 @@ class CivLiteObserver:
 
     def set_from(self, state: CivLiteState, player: int) -> None:
         c = state.core
-        g = c.game
+        g = c.view_game()
         self.tensor.fill(0.0)
         if g is None or not self.private:
             return
@@ -782,7 +848,7 @@ class CivLiteObserver:
 
     def string_from(self, state: CivLiteState, player: int) -> str:
         c = state.core
-        g = c.game
+        g = c.view_game()
         if not self.private:
             if g is None:
                 return f"dealing {len(c.dealt)}"
@@ -872,7 +938,7 @@ class SeededChance:
 
 def game_of(state: CivLiteState) -> Game | None:
     """The civlite Game at the state's last decision (``None`` while dealing)."""
-    return state.core.game
+    return state.core.view_game()
 
 
 pyspiel.register_game(GAME_TYPE, CivLiteGame)
