@@ -495,9 +495,8 @@ class _Core:
 
     def _after(self, fiber: greenlet.greenlet, msg: Any) -> None:
         """After the fiber switched back: a chance node to wait on, or the action done (or refused)."""
-        if type(msg) is not tuple:  # paused at a chance node
+        if type(msg) is not tuple:  # paused at a chance node (``pre``, if built, is still the game before)
             self.fiber = fiber
-            self.pre = None
             self.candidates = msg if msg is not _SAMPLED_NODE else list(range(self.cfg.sampled))
             return
         _idle_fibers().append(fiber)
@@ -735,10 +734,11 @@ class CivLiteState(pyspiel.State):  # type: ignore[misc]
         return g is not None and c.pending is None and not g.over
 
     def _apply_action(self, action: int) -> None:
-        if self.core.is_chance():
-            self.core.apply_chance(int(action))
+        c = self.core
+        if c.game is None or c.pending is not None:
+            c.apply_chance(int(action))
         else:
-            self.core.apply_player(int(action))
+            c.apply_player(int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
