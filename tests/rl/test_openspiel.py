@@ -13,7 +13,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from civlite.engine import CARDS, NUM_ACTIONS, Action, Basic, Card, Game, Pass, RuleSet, Take  # noqa: E402
 from civlite.rl.encoding import obs_size  # noqa: E402
-from civlite.rl.openspiel import CivLiteState, game_of, info_tensor_size  # noqa: E402
+from civlite.rl.openspiel import SNAPSHOT_EVERY, CivLiteState, game_of, info_tensor_size  # noqa: E402
 
 _UNUSED_RNG = random.Random(0).getstate()
 
@@ -497,4 +497,6 @@ def test_paused_nodes_show_the_game_before_the_action(chance: str) -> None:
                     s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
             else:
                 s.apply_action(rng.choice(s.legal_actions()))
+            tail = s.core.tail  # a rebuild replays at most SNAPSHOT_EVERY actions
+            assert tail is None or tail[3] <= SNAPSHOT_EVERY
     assert checked > 20

@@ -42,9 +42,9 @@ pile or the victim's hand, or with sampled chance K outcomes) and its outcome re
 action there. So every action runs once, whatever chance it meets, and a decision is
 never copied. The game before a paused action (for the views and strings of a chance
 node, and for its copies) is rebuilt when asked: a state keeps a snapshot at an earlier
-decision, shared by its copies and never changed, and the actions since with their
-chance outcomes, and replays them on a copy of the snapshot (which then becomes the
-snapshot). A copy of a paused state (``clone()``, pickling) has no fiber: its next
+decision (at most :data:`SNAPSHOT_EVERY` actions back), shared by its copies and never
+changed, and the actions since with their chance outcomes, and replays them on a copy of
+the snapshot (which then becomes the snapshot). A copy of a paused state (``clone()``, pickling) has no fiber: its next
 outcome replays the action on the game before it, with the script so far, in a fiber of
 its own. An action the engine refuses (an illegal one) changes nothing.
 
@@ -296,8 +296,11 @@ class _Config:
         self.seed = seed
 
 
-#: the persistent list of actions since a snapshot: ``(earlier, action, chance record)`` or None
-_Tail = tuple[Any, int, Any] | None
+#: the persistent list of actions since a snapshot: ``(earlier, action, chance record, length)`` or None
+_Tail = tuple[Any, int, Any, int] | None
+#: a new snapshot every so many actions, so that rebuilding the game before a paused action
+#: replays fewer than this many (a copy each time: about 1 us in 64 actions)
+SNAPSHOT_EVERY = 64
 
 
 class _Core:
@@ -395,7 +398,7 @@ class _Core:
         steps = []
         t = self.tail
         while t is not None:
-            t, aid, rec = t
+            t, aid, rec, _ = t
             steps.append((aid, rec))
         sampled = self.cfg.sampled
         for aid, rec in reversed(steps):
@@ -451,7 +454,9 @@ class _Core:
     def apply_player(self, aid: int) -> None:
         g = self.game
         assert g is not None and self.pending is None
-        if self.root is None:  # a state made by hand, unpickled or resampled: its snapshot
+        tail = self.tail
+        if self.root is None or (tail is not None and tail[3] >= SNAPSHOT_EVERY):
+            # a new snapshot (a state made by hand, unpickled or resampled has none yet)
             self.root = g.clone_fast(_UNUSED_RNG)
             self.tail = None
         path = self.path
@@ -515,7 +520,8 @@ class _Core:
             rec: Any = self.path if self.script else None
         else:
             rec = tuple(self.script)
-        self.tail = (self.tail, aid, rec)
+        tail = self.tail
+        self.tail = (tail, aid, rec, tail[3] + 1 if tail is not None else 1)
         self.script = []
         self.candidates = []
         if events:
