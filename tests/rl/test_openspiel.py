@@ -500,3 +500,39 @@ def test_paused_nodes_show_the_game_before_the_action(chance: str) -> None:
             tail = s.core.tail  # a rebuild replays at most SNAPSHOT_EVERY actions
             assert tail is None or tail[3] <= SNAPSHOT_EVERY
     assert checked > 20
+
+
+def test_a_state_paused_in_one_thread_resumes_in_another() -> None:
+    """A greenlet belongs to its thread: a state paused in one thread and resumed in another
+    replays its action there, and ends as the same state resumed where it paused."""
+    import threading
+
+    game = _load(2)
+    s = game.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(s.chance_outcomes()[-1][0])
+    s.apply_action(0)
+    s.apply_action(0)  # the turn ends: seat 1 rises and draws 2
+    s.apply_action(s.chance_outcomes()[3][0])
+    assert s.core.fiber is not None  # paused at the second draw
+    twin = s.clone()
+    second = s.chance_outcomes()[-1][0]
+    errors: list[BaseException] = []
+
+    def resume() -> None:
+        try:
+            s.apply_action(second)
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=resume)
+    t.start()
+    t.join()
+    assert not errors
+    twin.apply_action(second)
+    assert not s.is_chance_node() and s.core.fiber is None
+    assert str(s) == str(twin) and _game(s).state_json() == _game(twin).state_json()
+    assert s.history() == twin.history()
+    for p in range(2):
+        assert s.information_state_string(p) == twin.information_state_string(p)
+        assert s.observation_string(p) == twin.observation_string(p)
