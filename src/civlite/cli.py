@@ -63,7 +63,10 @@ err = Console(stderr=True)
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    from rich.text import Text
+
+    # the message is user text (a rules file's "[deck]", a path): never read as Rich markup
+    err.print(Text.assemble(("error:", "bold red"), " ", message), highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -161,9 +164,11 @@ def rules(
 ) -> None:
     """Print a rule set (the default, or FILE after checking it) as editable TOML; warn (on stderr)
     about designs that cannot work."""
+    from rich.text import Text
+
     rs = load_rules(file)
     for w in rs.design_warnings():
-        err.print(f"[bold yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+        err.print(Text.assemble(("warning:", "bold yellow"), " ", w), highlight=False, soft_wrap=True)
     sys.stdout.write(rs.to_toml())
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..engine import RuleSet, RuleSetError
 
@@ -76,10 +77,16 @@ def check_out(out: Path, *, fail: Fail, force: bool = False, resume: bool = Fals
         raise fail(f"{flag} {out}: cannot write there ({e.strerror or e})") from None
 
 
+def warning_text(message: str) -> Text:
+    """``warning: message`` with the message as plain text: words in square brackets (a rules
+    file's ``[deck]``, a list ``[]``) are never read as Rich markup."""
+    return Text.assemble(("warning:", "bold yellow"), " ", message)
+
+
 def warn_design(rules: RuleSet, players: int | None, con: Console, label: str = "") -> None:
     """Print the rule set's design warnings (``RuleSet.design_warnings``) on ``con``."""
     for w in rules.design_warnings(players):
-        con.print(f"[bold yellow]warning:[/] {label}{w}", highlight=False, soft_wrap=True)
+        con.print(warning_text(f"{label}{w}"), highlight=False, soft_wrap=True)
 
 
 def sim_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,
@@ -97,7 +104,7 @@ def sim_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSe
     if backend not in ("local", "ray"):
         raise fail(f"--backend must be local or ray, got {backend!r}")
     check_out(out, fail=fail, force=force, resume=resume)
-    err = Console(stderr=True)
+    err = Console(stderr=True, markup=False)
     warn_design(rules, players, err)
     try:
         res = simulate(cfg, out=out, workers=workers, backend=backend, ray_address=ray_address,
@@ -162,7 +169,7 @@ def report_command(run: Path, out: Path | None, *, fail: Fail) -> None:
         raise fail(f"{run}: {e}") from None
     except OSError as e:
         raise fail(f"--out {out if out is not None else run}: {e.strerror or e}") from None
-    con = Console(stderr=True)
+    con = Console(stderr=True, markup=False)
     con.print(a["first_player"], highlight=False)
     con.print(f"bots: {a['lineup']}", highlight=False)
     for b in a["bots"]:
@@ -196,9 +203,9 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
     if json_out:
         sys.stdout.write(json.dumps(res) + "\n")
         return
-    con = Console()
+    con = Console(markup=False)
     if res["warning"]:
-        con.print(f"[bold yellow]warning:[/] {res['warning']} (compared with --force)", highlight=False,
+        con.print(warning_text(f"{res['warning']} (compared with --force)"), highlight=False,
                   soft_wrap=True)
     if res["rules_diff"]:
         con.print("rule-set differences: " + "; ".join(res["rules_diff"]), highlight=False)
@@ -238,10 +245,10 @@ def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int,
     except ValueError as e:
         raise fail(str(e)) from None
     check_out(out, fail=fail, force=force)
-    con = Console(stderr=True)
+    con = Console(stderr=True, markup=False)
 
     def on_value(v: Any) -> None:
-        con.print(f"[bold]{name} = {format_value(v)}[/]", highlight=False)
+        con.print(Text(f"{name} = {format_value(v)}", style="bold"), highlight=False)
 
     try:
         res: dict[str, Any] = sweep(name, values, specs, players, games, seed, rules, out, workers=workers,
@@ -278,7 +285,7 @@ def balance_command(*, skills: str, players: int, games: int, seed: int, rules: 
     except ValueError as e:
         raise fail(str(e)) from None
     check_out(out, fail=fail, force=force)
-    con = Console(stderr=True)
+    con = Console(stderr=True, markup=False)
     warn_design(rules, players, con)
     with run_errors(out, fail, con, "the finished runs are kept in {out}/"):
         doc = balance(specs, players, games, seed, rules, out, workers=workers, backend=backend, mixed=mixed,
@@ -312,7 +319,7 @@ def ablate_command(*, bots: str, players: int, games: int, seed: int, rules: Rul
     if names is not None and not all(names):
         raise fail(f"--only {only!r}: an empty ability name")
     check_out(out, fail=fail, force=force)
-    con = Console(stderr=True)
+    con = Console(stderr=True, markup=False)
     w = workers or os.cpu_count() or 1
     try:
         res = ablate(rules, specs, players, games, seed, mode=mode, workers=w, backend=backend, only=names,
@@ -326,7 +333,7 @@ def ablate_command(*, bots: str, players: int, games: int, seed: int, rules: Rul
     if json_out:
         sys.stdout.write(json.dumps(res) + "\n")
         return
-    Console().print(ablation_table(res))
+    Console(markup=False).print(ablation_table(res))
     con.print(f"written to {out}/ablation.html", highlight=False)
 
 
@@ -370,13 +377,13 @@ def tune_command(*, space: Path, out: Path, workers: int | None, backend: str, j
     except (TuneError, ValueError) as e:
         raise fail(str(e)) from None
     check_out(out, fail=fail, force=force)
-    con = Console(stderr=True)
+    con = Console(stderr=True, markup=False)
     warn_design(sp.rules, sp.players, con, "the base rules: ")
     from .tune import variant_warnings
 
     for params, warnings in variant_warnings(sp):
         for w in warnings:
-            con.print(f"[bold yellow]warning:[/] the variant {params}: {w}", highlight=False, soft_wrap=True)
+            con.print(warning_text(f"the variant {params}: {w}"), highlight=False, soft_wrap=True)
     try:
         res = tune(sp, out, workers=workers, backend=backend, log=lambda s: con.print(s, highlight=False))
     except ImportError as e:
@@ -427,7 +434,7 @@ def ladder_command(*, bots: str, games: int, seed: int, anchor: str | None, anch
     if resume and force:
         raise fail("--resume and --force do not go together")
     check_out(out, fail=fail, force=force, resume=resume)
-    con = Console(stderr=True)
+    con = Console(stderr=True, markup=False)
     with run_errors(out, fail, con, "the games played so far are kept in {out}/ (--resume continues)"):
         lad = run_ladder(specs, games=games, seed=seed, anchor=anchor, anchor_rating=anchor_rating,
                          reference=reference or None, field_players=field_players, field_games=field_games,
@@ -444,7 +451,7 @@ def ladder_command(*, bots: str, games: int, seed: int, anchor: str | None, anch
     if json_out:
         sys.stdout.write(json.dumps(doc) + "\n")
         return
-    _print_ladder(lad, Console())
+    _print_ladder(lad, Console(markup=False))
     con.print(f"{lad.seconds:.0f} s -> {out}/ladder.json, {out}/ladder.md", highlight=False)
 
 
