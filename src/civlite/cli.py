@@ -82,8 +82,12 @@ def load_rules(path: Optional[Path]):  # type: ignore[no-untyped-def]
 
 
 @app.command()
-def scenario(file: Annotated[Path, typer.Argument(help="scenario file (SCENARIOS.md)")]) -> None:
-    """Play a scenario file and print the result as one JSON object (SCENARIOS.md)."""
+def scenario(file: Annotated[Path, typer.Argument(help="scenario file (JSON: rules, state, actions)")]) -> None:
+    """Play a scenario file and print the result as one JSON object.
+
+    The format (every field, the result, and when the exit status is 2) is the documentation's
+    page "Scenario files" (docs/scenarios.md).
+    """
     from . import scenario as sc
 
     try:
