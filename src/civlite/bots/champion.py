@@ -12,7 +12,12 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
   mean result for the mover of the action's visits (unvisited: the node's own mean, less
   ``fpu``) and ``N`` the visits of the node;
 * a new node is scored by the network's value head for its mover (the other seats share
-  the rest); a finished game by its result. There are no rollouts.
+  the rest); a finished game by its result. With ``rollout=D`` (D > 0) the leaf's value
+  mixes the network's with a short rollout, AlphaGo's mixed evaluation: ``heuristic``
+  plays D more steps in the sampled world, which is then scored as ``ismcts`` scores its
+  rollouts (a finished game by its result, else each seat's CT and hand value), and the
+  leaf's value is ``(1 - mix) · network + mix · rollout``. ``rollout=0`` (the default):
+  the network alone.
 * the move is the most visited root child. Step-by-step discards are left to the network.
 
 Budget: ``iterations=N`` (default 800; deterministic for a seed) or ``seconds=S`` per
@@ -33,6 +38,8 @@ from ..engine import DISCARD_BASE, Game, View, sample_world
 from . import Bot, register
 from .expert import WEIGHTS, ExpertNet, load_net
 from .features import encode
+from .heuristic import Evaluator, evaluator
+from .ismcts import ISMCTSBot
 
 MAX_ITERATIONS = 100_000
 MAX_SECONDS = 60.0
@@ -63,7 +70,8 @@ class ChampionBot(Bot):
     slow = True
 
     def __init__(self, seed: int | None = None, iterations: int | None = None, seconds: float | None = None,
-                 c: float = 1.5, fpu: float = 0.2, weights: str = "") -> None:
+                 c: float = 1.5, fpu: float = 0.2, weights: str = "", rollout: int = 0,
+                 mix: float = 0.5) -> None:
         super().__init__(seed)
         if iterations is not None and (not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS):
             raise ValueError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations!r}")
@@ -73,8 +81,18 @@ class ChampionBot(Bot):
             raise ValueError(f"c must be a number >= 0, got {c!r}")
         self.iterations = iterations if iterations is not None else (None if seconds is not None else 800)
         self.seconds = float(seconds) if seconds is not None else None
+        if not isinstance(rollout, int) or not 0 <= rollout <= 200:
+            raise ValueError(f"rollout must be a whole number of steps from 0 to 200, got {rollout!r}")
+        if not isinstance(mix, (int, float)) or not 0 <= mix <= 1:
+            raise ValueError(f"mix must be a number from 0 to 1, got {mix!r}")
         self.c = float(c)
         self.fpu = float(fpu)
+        self.rollout = rollout
+        self.mix = float(mix)
+        # the rollouts' player and scorer (ismcts's), on this bot's random source
+        self._roller = ISMCTSBot(depth=rollout or 1)
+        self._roller.rng = self.rng
+        self._ev: Evaluator | None = None
         self.weights = str(weights) if weights else str(WEIGHTS)
         self.net: ExpertNet = load_net(self.weights)
         self.last_iterations = 0
@@ -92,6 +110,10 @@ class ChampionBot(Bot):
             opts.append(f"fpu={self.fpu:g}")
         if self.weights != str(WEIGHTS):
             opts.append(f"weights={self.weights}")
+        if self.rollout:
+            opts.append(f"rollout={self.rollout}")
+        if self.mix != 0.5:
+            opts.append(f"mix={self.mix:g}")
         return self.name + (":" + ",".join(opts) if opts else "")
 
     def _best(self, view: View, legal: Sequence[int]) -> int:
@@ -114,6 +136,7 @@ class ChampionBot(Bot):
         """Run the search from ``view``; return the most visited legal root action."""
         assert view.seat is not None
         rng = self.rng
+        self._ev = evaluator(view.rules, view.num_players) if self.rollout else None
         root = _Node(view.seat)  # scored by the first iteration, from the first world's view
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         limit = self.iterations
@@ -149,6 +172,7 @@ class ChampionBot(Bot):
             raise ValueError("no options to estimate")
         seat = view.seat
         rng = self.rng
+        self._ev = evaluator(view.rules, view.num_players) if self.rollout else None
         roots = [_Node(seat) for _ in options]
         totals = [0.0] * len(options)
         visits = [0] * len(options)
@@ -239,6 +263,10 @@ class ChampionBot(Bot):
                     n = world.n
                     value = [(1.0 - v) / (n - 1)] * n
                     value[p] = v
+                    if self._ev is not None:
+                        rolled, _ = self._roller._rollout(world, self._ev)
+                        m = self.mix
+                        value = [(1.0 - m) * a + m * b for a, b in zip(value, rolled, strict=True)]
                     break
                 prior = node.prior
             elif any(a not in prior for a in legal):
@@ -290,4 +318,4 @@ def _result(world: Game) -> list[float]:
     return [1.0 / len(drawn) if s in drawn else 0.0 for s in range(n)]
 
 
-register("champion", ChampionBot, ("iterations", "seconds", "c", "fpu", "weights"))
+register("champion", ChampionBot, ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix"))

@@ -121,6 +121,24 @@ class ISMCTSBot(Bot):
 
     def search(self, view: View, legal: Sequence[int], ev: Evaluator | None = None) -> int:
         """Run the search from ``view``; return the most visited legal root action."""
+        return self._best(self._grow(view, legal, ev), legal)
+
+    def root_stats(self, view: View, legal: Sequence[int]) -> tuple[int, dict[int, tuple[int, float]]]:
+        """Search from ``view`` as :meth:`act` does (a discard step too); return the move and,
+        for each legal root action searched, ``(visits, mean reward of the seat)``: what a
+        trainer distils (the visit counts as a policy, their mean as a value). A forced move,
+        or a discard left to the heuristic, gives no statistics (an empty dict)."""
+        if len(legal) == 1:
+            return legal[0], {}
+        ev = evaluator(view.rules, view.num_players)
+        if self.discards == "heuristic" and legal[0] >= DISCARD_BASE:
+            return ev.choose(situation_from_view(view), legal), {}
+        root = self._grow(view, legal, ev)
+        stats = {a: (ch.visits, ch.wins / ch.visits) for a, ch in root.children.items()
+                 if ch.visits and a in legal}
+        return self._best(root, legal), stats
+
+    def _grow(self, view: View, legal: Sequence[int], ev: Evaluator | None = None) -> Node:
         ev = ev or evaluator(view.rules, view.num_players)
         rng = self.rng
         assert view.seat is not None
@@ -151,6 +169,10 @@ class ISMCTSBot(Bot):
             if collecting:
                 gc.enable()
         self.last_iterations = done
+        return root
+
+    @staticmethod
+    def _best(root: Node, legal: Sequence[int]) -> int:
         best, best_key = legal[0], (-1, -1.0)
         for aid in legal:  # most visits, then best mean; remaining ties go to the lowest id
             ch = root.children.get(aid)
