@@ -12,7 +12,19 @@ from typer.testing import CliRunner
 from civlite.cli import app
 from civlite.engine import RuleSet
 from civlite.sim import tune as tune_module
-from civlite.sim.tune import Goal, Tally, TuneError, goal_met, hopeless, load_space, loss, space_from_dict, tune
+from civlite.sim.stats import confirm_games, games_for_half_width, simultaneous_ci, wilson
+from civlite.sim.tune import (
+    Goal,
+    Tally,
+    TuneError,
+    ablation_rejects,
+    goal_met,
+    hopeless,
+    load_space,
+    loss,
+    space_from_dict,
+    tune,
+)
 
 SPACE = """
 [tune]
@@ -104,7 +116,8 @@ def test_a_confirmed_variant_is_written_with_its_confirmed_figures(tmp_path: Pat
     rules = RuleSet.from_toml(tmp_path / "out" / best[0]["file"])
     assert rules.to_dict()["basic"]["W"]["cards"] == best[0]["params"]["basic.W.cards"]
     head = (tmp_path / "out" / best[0]["file"]).read_text().split("name =")[0]
-    assert "passed its confirmation on 10 fresh games" in head and "expert:" in head
+    assert "passed its confirmation on fresh games per line-up (10 at 2 players" in head
+    assert "2 players, expert:" in head
     md = (tmp_path / "out" / "tune.md").read_text()
     assert "heuristic" in md and best[0]["file"] in md and "Passed the confirmation" in md
 
@@ -127,12 +140,13 @@ def test_only_confirmed_variants_are_ranked(tmp_path: Path, monkeypatch: pytest.
     calls: list[tuple[str, int, tuple[str, ...] | None]] = []
 
     def fake_measure(rules: RuleSet, space: object, games: int, workers: int, backend: str = "local",
-                     start: int = 0, seed: int | None = None, bots: tuple[str, ...] | None = None) -> Tally:
+                     start: int = 0, seed: int | None = None, bots: tuple[str, ...] | None = None,
+                     players: int | None = None) -> Tally:
         calls.append((rules.name, int(seed or 0), bots))
         unfair = rules.to_dict()["basic"]["W"]["cards"] == 1  # the variant with basic.W.cards = 1 fails
         t = Tally(2)
-        for i in range(1000):
-            t.add({"winner": 0 if (i < 600 if unfair else i % 2 == 0) else 1, "turns": 30})
+        for i in range(10000):  # a half-width of 1 point: the fair one's interval lies inside 50 ± 2
+            t.add({"winner": 0 if (i < 6000 if unfair else i % 2 == 0) else 1, "turns": 30})
         return t
 
     monkeypatch.setattr(tune_module, "measure", fake_measure)
@@ -152,7 +166,8 @@ def test_only_confirmed_variants_are_ranked(tmp_path: Path, monkeypatch: pytest.
 
 def test_the_default_line_ups_and_a_required_confirmation() -> None:
     sp = space_from_dict({"param": [{"path": "victory_ct", "choices": [20]}]})
-    assert sp.bots == ("expert",) and sp.lineups == [("expert",), ("heuristic",)] and sp.confirm > 0
+    assert sp.bots == ("expert",) and sp.lineups == [("expert",), ("heuristic",)]
+    assert sp.confirm is None and sp.confirm_games(2) == 38415  # ± 1 point: each seat's interval ± 0.5
     sp = space_from_dict({"tune": {"bots": ["heuristic"]}, "param": [{"path": "victory_ct", "choices": [20]}]})
     assert sp.lineups == [("heuristic",), ("expert",)]
     sp = space_from_dict({"tune": {"confirm_bots": ["heuristic", "ismcts:iterations=10,depth=2,heuristic"]},
@@ -208,3 +223,85 @@ def test_tune_on_ray_matches_local(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     b = tune(load_space(f), tmp_path / "local", workers=1)
     strip = ["seconds"]
     assert {k: v for k, v in a.items() if k not in strip} == {k: v for k, v in b.items() if k not in strip}
+
+
+def test_the_confirmation_is_sized_by_a_power_calculation() -> None:
+    assert games_for_half_width(0.75, 0.5) == 17074  # to tell 51.5% from 50%
+    assert confirm_games(1.5, 2) == 17074 and confirm_games(1.5, 4) == 12805 and confirm_games(1.5, 6) == 9486
+    for players in (2, 3, 4, 6):  # at that size a seat at its fair share has an interval inside the band's half
+        n = confirm_games(1.5, players)
+        k = round(n / players)
+        _, lo, hi = wilson(k, n)
+        assert (hi - lo) / 2 <= 0.0075 + 1e-4
+        _, lo, hi = wilson(round(n * 0.9 / players), int(n * 0.9))  # 10% fewer games: wider than that
+        assert (hi - lo) / 2 > 0.0075
+    sp = space_from_dict({"tune": {"players": [2, 4]}, "goal": {"seat_edge": 1.5},
+                          "param": [{"path": "victory_ct", "choices": [20]}]})
+    assert sp.players == (2, 4) and [sp.confirm_games(n) for n in sp.players] == [17074, 12805]
+    assert space_from_dict({"tune": {"confirm": 500}, "param": [{"path": "victory_ct", "choices": [20]}]}
+                           ).confirm_games(2) == 500
+    with pytest.raises(TuneError, match="players"):
+        space_from_dict({"tune": {"players": [2, 2]}, "param": [{"path": "victory_ct", "choices": [20]}]})
+
+
+def test_a_noisy_ability_change_does_not_reject_the_ablation() -> None:
+    """+19 points (+5.9 to +32.1) on 100 games an ability, one of 12: the interval corrected over the
+    12 reaches inside the 10-point goal, so the variant is not rejected; a sure change is."""
+    noisy = {"seat0": {"diff": 0.19, "ci95": [0.059, 0.321]}}
+    lo, hi = simultaneous_ci(0.19, [0.059, 0.321], 12)
+    assert lo < 0.059 and hi > 0.321 and lo < 0.10  # wider than the single interval, and reaching the goal
+    noisy["seat0"]["ci95_adj"] = [lo, hi]
+    quiet = [{"seat0": {"diff": 0.01, "ci95": [-0.02, 0.04], "ci95_adj": [-0.03, 0.05]}} for _ in range(11)]
+    assert not ablation_rejects([noisy, *quiet], 10.0)
+    assert lo < 0 and not ablation_rejects([noisy, *quiet], 1.0)  # not even told from no change, corrected
+    assert ablation_rejects([{"seat0": {"diff": 0.19, "ci95": [0.059, 0.321]}}], 5.0)  # alone: uncorrected
+    sure = {"seat0": {"diff": -0.25, "ci95": [-0.28, -0.22], "ci95_adj": [-0.30, -0.20]}}
+    assert ablation_rejects([sure, *quiet], 10.0)
+
+
+def test_a_tiny_space_writes_only_a_variant_that_holds_a_fresh_check(tmp_path: Path) -> None:
+    """A real run: the variant that gives the second seat 15 CT at the start is unfair; the fair one is
+    confirmed on games sized by the power calculation (± 20 points: 97 games) and holds on games of
+    yet another seed."""
+    from civlite.sim.simulator import SimConfig, simulate
+
+    f = tmp_path / "s.toml"
+    f.write_text(SPACE.replace("seat_edge = 1.0", "seat_edge = 20.0").replace("confirm = 4\n", "")
+                 .replace("ablation = 60.0\nablation_games = 2\n", "").replace("basic.W.cards", "victory_ct")
+                 .replace("choices = [1, 2]", "choices = [20]"))
+    sp = load_space(f)
+    assert sp.confirm is None and sp.confirm_games(2) == 97
+    res = tune(sp, tmp_path / "out", workers=1)
+    written = [t for t in res["trials"] if "file" in t]
+    assert [t["params"]["start_ct"] for t in written] == [[0, 0]]
+    assert [r["games"] for r in written[0]["confirmation"]["runs"]] == [97, 97]
+    rules = RuleSet.from_toml(tmp_path / "out" / "best-1.toml")
+    check = simulate(SimConfig(bots=("heuristic",), players=2, games=200, seed=987654, rules=rules),
+                     out=tmp_path / "fresh", workers=1, progress=False)
+    seat_wins = check.summary["seat_wins"]
+    decided = sum(seat_wins)
+    assert all(abs(k / decided - 0.5) <= 0.20 for k in seat_wins)
+
+
+def test_a_space_may_span_player_counts(tmp_path: Path) -> None:
+    f = tmp_path / "s.toml"
+    f.write_text(SPACE.replace("players = 2", "players = [2, 3]").replace("seat_edge = 1.0", "seat_edge = 50.0")
+                 .replace("ablation = 60.0\nablation_games = 2\n", "").replace("[[0, 0], [0, 15]]", "[[0, 0]]")
+                 .replace("choices = [1, 2]", "choices = [1]"))
+    res = tune(load_space(f), tmp_path / "out", workers=1)
+    trial = res["trials"][0]
+    assert [c["players"] for c in trial["cells"]] == [2, 3] and trial["games"] == 16
+    assert trial["loss"] == max(c["loss"] for c in trial["cells"])
+    runs = trial["confirmation"]["runs"]
+    assert [(r["players"], r["bots"]) for r in runs] == [(2, ["heuristic"]), (3, ["heuristic"]), (2, ["expert"]),
+                                                         (3, ["expert"])]
+    assert "| 3 | expert |" in (tmp_path / "out" / "tune.md").read_text()
+
+
+def test_unknown_keys_say_what_was_meant() -> None:
+    with pytest.raises(TuneError, match="did you mean 'seat_edge'"):
+        space_from_dict({"goal": {"seat_egde": 1}, "param": [{"path": "victory_ct", "choices": [20]}]})
+    with pytest.raises(TuneError, match="did you mean 'tune'"):
+        space_from_dict({"tunes": {}, "param": [{"path": "victory_ct", "choices": [20]}]})
+    with pytest.raises(TuneError, match="did you mean 'victory_ct'"):
+        space_from_dict({"param": [{"path": "victory", "choices": [20]}]})

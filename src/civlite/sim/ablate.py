@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import RuleSet
-from .paths import set_path
+from .paths import did_you_mean, set_path
 from .simulator import SimConfig, run_local, run_ray
-from .stats import adjust, paired_binary, paired_mean_diff, paired_t, wilson
+from .stats import adjust, paired_binary, paired_mean_diff, paired_t, simultaneous_ci, wilson
 
 MODES = ("off", "dearer", "strength")
 CORRECTIONS = ("holm", "fdr_bh")
@@ -110,12 +110,15 @@ def _strength_row(name: str, only: Sequence[dict[str, Any]], denied: Sequence[di
 
 
 def _correct(rows: list[dict[str, Any]], keys: Sequence[str], method: str) -> None:
-    """Adjust each key's p-values over the rows (the abilities); mark what stays significant."""
+    """Adjust each key's p-values over the rows (the abilities); mark what stays significant;
+    add ``ci95_adj``, the interval widened for all the rows at once (Bonferroni: each at
+    ``1 - 0.05 / rows``), which is what a decision over every ability must read."""
     for key in keys:
         reject, padj = adjust([r[key]["p"] for r in rows], method)
         for r, rej, pa in zip(rows, reject, padj, strict=True):
             r[key]["p_adj"] = pa
             r[key]["significant"] = rej
+            r[key]["ci95_adj"] = list(simultaneous_ci(r[key]["diff"], r[key]["ci95"], len(rows)))
 
 
 def ablate(rules: RuleSet, bots: Sequence[str], players: int, games: int, seed: int = 1, *, mode: str = "off",
@@ -135,7 +138,9 @@ def ablate(rules: RuleSet, bots: Sequence[str], players: int, games: int, seed: 
         targets = [t for t in targets if t[2].lower() in wanted or f"{t[0]}.{t[1]}".lower() in wanted]
         missing = wanted - {t[2].lower() for t in targets} - {f"{t[0]}.{t[1]}".lower() for t in targets}
         if missing:
-            raise ValueError(f"no ability {sorted(missing)[0]!r} in rule set {rules.name!r}")
+            name = sorted(missing)[0]
+            known = [ab["name"] for tier in ("basic", "advanced") for ab in d[tier].values() if ab is not False]
+            raise ValueError(f"no ability {name!r} in rule set {rules.name!r}{did_you_mean(name, known)}")
     head = {"rules": rules.name, "mode": mode, "bots": list(bots), "players": players, "games": games,
             "seed": seed, "paired": True, "correction": correction}
     rows = []

@@ -378,7 +378,8 @@ def tune_command(*, space: Path, out: Path, workers: int | None, backend: str, j
         raise fail(str(e)) from None
     check_out(out, fail=fail, force=force)
     con = Console(stderr=True, markup=False)
-    warn_design(sp.rules, sp.players, con, "the base rules: ")
+    for n in sp.players:
+        warn_design(sp.rules, n, con, f"the base rules at {n} players: " if len(sp.players) > 1 else "the base rules: ")
     from .tune import variant_warnings
 
     for params, warnings in variant_warnings(sp):

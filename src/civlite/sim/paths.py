@@ -11,13 +11,38 @@ and the tuner all change rules through it.
 from __future__ import annotations
 
 import copy
+import difflib
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from ..engine import RuleSet, RuleSetError, Suit
+from ..engine.cards import ALL_CARDS
 from ..engine.rules import NUMBERS, SEAT_KEYS
 
 ABILITY_FIELDS = ("name", "cards", "effects", "rule")
+#: the first parts of a rule path
+TOP_KEYS = (*NUMBERS, *SEAT_KEYS, "meld", "basic", "advanced", "deck")
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'victory_ct'?"`` when ``word`` is close to one of ``choices`` (difflib),
+    else ``""``: appended to an "unknown key" or "no such card" message."""
+    pool = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(word.lower(), list(pool), n=1, cutoff=0.6)
+    return f"; did you mean {pool[close[0]]!r}?" if close else ""
+
+
+def _check_card_names(path: str, value: Any) -> None:
+    """A deck's card names, each a card of the game (with a "did you mean" for a misspelt one)."""
+    if not isinstance(value, list):
+        return
+    names = [c.name for c in ALL_CARDS]
+    for i, name in enumerate(value):
+        if isinstance(name, str) and name not in names:
+            hint = did_you_mean(name, names)
+            if hint:
+                raise RuleSetError(f"rule path {path!r}: [{i}] {name!r} is not a card{hint}")
 
 
 def _path_help() -> str:
@@ -50,7 +75,8 @@ def set_path(rules: RuleSet, path: str, value: Any, name: str | None = None) -> 
             raise RuleSetError(f"rule path {path!r}: too many parts; {_path_help()}")
     elif top == "meld":
         if len(keys) != 2 or keys[1] not in ("suits", "one_of"):
-            raise RuleSetError(f"rule path {path!r}: meld has 'suits' and 'one_of'")
+            hint = did_you_mean(keys[1], ("suits", "one_of")) if len(keys) == 2 else ""
+            raise RuleSetError(f"rule path {path!r}: meld has 'suits' and 'one_of'{hint}")
         d["meld"][keys[1]] = value
     elif top in ("basic", "advanced"):
         if len(keys) < 2 or len(keys) > 3:
@@ -62,7 +88,8 @@ def set_path(rules: RuleSet, path: str, value: Any, name: str | None = None) -> 
         else:
             field = keys[2]
             if field not in ABILITY_FIELDS:
-                raise RuleSetError(f"rule path {path!r}: an ability has {', '.join(ABILITY_FIELDS)}, not {field!r}")
+                raise RuleSetError(f"rule path {path!r}: an ability has {', '.join(ABILITY_FIELDS)}, not {field!r}"
+                                   + did_you_mean(field, ABILITY_FIELDS))
             ab = table.get(letter)
             if not isinstance(ab, dict):
                 raise RuleSetError(f"rule path {path!r}: the rule set has no {top} ability for suit {letter}")
@@ -70,11 +97,12 @@ def set_path(rules: RuleSet, path: str, value: Any, name: str | None = None) -> 
     elif top == "deck":
         if len(keys) != 2:
             raise RuleSetError(f"rule path {path!r}: expected deck.<suit letter>, e.g. deck.D")
+        _check_card_names(path, value)
         deck = dict(d.get("deck") or {})
         deck[_letter(path, keys[1])] = value
         d["deck"] = deck
     else:
-        raise RuleSetError(f"rule path {path!r}: unknown key {top!r}; {_path_help()}")
+        raise RuleSetError(f"rule path {path!r}: unknown key {top!r}{did_you_mean(top, TOP_KEYS)}; {_path_help()}")
     d["name"] = name or f"{rules.name} {path}={format_value(value)}"
     try:
         return RuleSet.from_dict(d)

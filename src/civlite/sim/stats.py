@@ -224,3 +224,35 @@ def paired_t(xs: Sequence[float], ys: Sequence[float], alpha: float = 0.05) -> t
         warnings.simplefilter("ignore", RuntimeWarning)
         p = float(ttest_rel(ys, xs).pvalue)
     return diff, lo, hi, p if math.isfinite(p) else 1.0
+
+
+def simultaneous_ci(diff: float, ci95: Sequence[float], tests: int, alpha: float = 0.05) -> tuple[float, float]:
+    """A 95% interval widened to hold for ``tests`` estimates at once (Bonferroni: each at level
+    ``1 - alpha / tests``), from its estimate and its single 95% interval (normal approximation;
+    an asymmetric interval is widened on each side by the same factor)."""
+    lo, hi = float(ci95[0]), float(ci95[1])
+    if tests <= 1 or not (math.isfinite(lo) and math.isfinite(hi)):
+        return lo, hi
+    from scipy.stats import norm
+
+    factor = float(norm.ppf(1 - alpha / (2 * tests))) / Z95
+    return diff - factor * (diff - lo), diff + factor * (hi - diff)
+
+
+def games_for_half_width(half_width_points: float, share: float, z: float = Z95) -> int:
+    """Decided games for a win rate near ``share`` to have a 95% interval at most
+    ``half_width_points`` wide on each side (the normal approximation, which the Wilson interval
+    matches at these sizes): ``z² p(1-p) / h²``. To tell 51.5% from 50% the half-width must be
+    0.75 points: 17,074 games."""
+    h = half_width_points / 100
+    if h <= 0:
+        raise ValueError(f"half-width must be above 0 points, got {half_width_points:g}")
+    return math.ceil(z * z * share * (1 - share) / (h * h))
+
+
+def confirm_games(seat_edge_points: float, players: int) -> int:
+    """Games a confirmation plays at ``players`` to resolve a goal of every seat within its fair share
+    ± ``seat_edge_points``: each seat's 95% interval half as wide as the band (a seat measured at
+    its fair share then has its whole interval inside the band; one at the band's edge never
+    does)."""
+    return games_for_half_width(seat_edge_points / 2, 1 / players)
