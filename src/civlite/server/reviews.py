@@ -13,6 +13,11 @@ the easy bot; its seat asks the coach (``POST /api/tables/{id}/coach``) for the 
 A hint is the best option of the decision a seat faces now, from that seat's view: only
 its player may ask (with the seat's token), and only at a practice table (one whose seed
 its creator chose) while the game runs; other tables refuse hints to everyone until the end.
+Hints are computed in the bot worker processes, at most :data:`HINTS_RUNNING` at once per
+server with at most :data:`HINTS_WAITING` waiting (past that: 429), so askers at one table
+cannot hold the workers that other tables' bots think in; and one address may ask at most
+:data:`HINTS_PER_MINUTE` a minute (:data:`HINT_BURST` at once; past that: 429 with
+``Retry-After``).
 """
 
 from __future__ import annotations
@@ -21,20 +26,23 @@ import asyncio
 import json
 import logging
 import os
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
 from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..engine import GameRecord
-from ..review import DEFAULT_BUDGET, GameReview, ReviewError, hint, review_record
+from ..engine import GameRecord, View
+from ..review import DEFAULT_BUDGET, GameReview, Hint, ReviewError, hint, review_record
 from ..review.tutorial import PLAYERS, SEED, TUTOR_BOT, VICTORY_CT, Coach
 from . import protocol
+from .guard import Buckets
 from .protocol import CreateTable, SeatSpec
 from .state import Table
 from .storage import Base, Store
@@ -47,6 +55,14 @@ MAX_WAITING: Final = 4
 #: search iterations per decision of a server's review, and of a hint
 REVIEW_BUDGET: Final = int(os.environ.get("CIVLITE_REVIEW_BUDGET", DEFAULT_BUDGET))
 HINT_BUDGET: Final = int(os.environ.get("CIVLITE_HINT_BUDGET", 600))
+#: hints one address may ask a minute on average (0: no limit), and at once
+HINTS_PER_MINUTE: Final = float(os.environ.get("CIVLITE_HINTS_PER_MINUTE", 12))
+HINT_BURST: Final = 4
+#: hints computed at once by one server (in the bot worker processes), and hints that may wait
+HINTS_RUNNING: Final = 1
+HINTS_WAITING: Final = 4
+#: the Retry-After (seconds) of a hint refused because the server is busy with others
+HINT_BUSY_RETRY: Final = 5
 
 
 class ReviewRow(Base):
@@ -197,13 +213,62 @@ async def get_review(table_id: str, seat: int, request: Request) -> dict[str, An
     return out
 
 
-_hints = asyncio.Semaphore(2)
+class Hints:
+    """The server's hints: a token bucket per client address, and a bound on the hints
+    computed (and waiting) at once."""
+
+    def __init__(self, executor: Any) -> None:
+        #: a callable giving the bot worker pool (or None: threads)
+        self.executor = executor
+        self.per_minute = HINTS_PER_MINUTE
+        self.buckets = Buckets(self.per_minute / 60.0, HINT_BURST) if self.per_minute > 0 else None
+        self.running = asyncio.Semaphore(HINTS_RUNNING)
+        self.asked = 0  # hints running or waiting to
+
+    def refused(self, address: str) -> JSONResponse | None:
+        """A 429 when ``address`` has asked too many hints lately, or the server has as many
+        hints running and waiting as it takes; None: this hint may go ahead (counted)."""
+        if self.buckets is not None:
+            wait = self.buckets.take(address)
+            if wait > 0:
+                return JSONResponse(
+                    protocol.refusal("rate_limited", f"too many hints asked from your address (at most "
+                                     f"{self.per_minute:g} a minute): try again in {max(1, round(wait))} s"),
+                    status_code=429, headers={"Retry-After": str(max(1, round(wait)))})
+        if self.asked >= HINTS_RUNNING + HINTS_WAITING:
+            return JSONResponse(
+                protocol.refusal("busy", f"the server is busy computing other hints: try again in "
+                                 f"{HINT_BUSY_RETRY} s"),
+                status_code=429, headers={"Retry-After": str(HINT_BUSY_RETRY)})
+        return None
+
+    async def compute(self, view: View, names: list[str]) -> Hint:
+        """The hint for ``view``, in the worker pool once a place is free (after :meth:`refused`)."""
+        self.asked += 1
+        try:
+            async with self.running:
+                return await asyncio.get_running_loop().run_in_executor(
+                    self.executor(), hint, view, HINT_BUDGET, view.decision_number, names)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): the next ask starts a fresh pool
+            log.warning("the worker processes broke while computing a hint")
+            raise HTTPException(503, "the hint could not be computed: ask again",
+                                headers={"Retry-After": "1"}) from None
+        finally:
+            self.asked -= 1
 
 
-@router.post("/api/tables/{table_id}/hint")
-async def ask_hint(table_id: str, body: HintAsk, request: Request) -> dict[str, Any]:
+def _hints(request: Request) -> Hints:
+    h: Hints | None = getattr(request.app.state, "hints", None)
+    if h is None:
+        h = request.app.state.hints = Hints(_manager(request).bots.executor)
+    return h
+
+
+@router.post("/api/tables/{table_id}/hint", response_model=None)
+async def ask_hint(table_id: str, body: HintAsk, request: Request) -> dict[str, Any] | JSONResponse:
     """The best option of the decision the token's seat faces now, with a one-line reason.
-    Only at a practice table; only for the seat whose decision it is."""
+    Only at a practice table; only for the seat whose decision it is; limited per address and
+    per server (429)."""
     t = await _table(request, table_id)
     seat = t.seat_of(body.token)
     if seat is None:
@@ -214,12 +279,11 @@ async def ask_hint(table_id: str, body: HintAsk, request: Request) -> dict[str, 
         raise HTTPException(403, "hints are given at practice tables only while the game runs")
     if t.game.to_move != seat:
         raise HTTPException(409, "a hint is for the seat whose decision it is")
-    view = t.game.view(seat)
-    names = list(t.info.player_names())
-    loop = asyncio.get_running_loop()
-    async with _hints:
-        h = await loop.run_in_executor(_manager(request).bots.executor(), hint, view, HINT_BUDGET,
-                                       view.decision_number, names)
+    hints = _hints(request)
+    refused = hints.refused(request.client.host if request.client else "?")
+    if refused is not None:
+        return refused
+    h = await hints.compute(t.game.view(seat), list(t.info.player_names()))
     return {"hint": h.to_json()}
 
 
