@@ -36,8 +36,9 @@ def client(db_url: str) -> TestClient:
 
 def ask(c: TestClient, table: dict[str, Any], address: str = "10.0.0.1") -> httpx.Response:
     to_move = c.app.state.manager.tables[table["id"]].game.to_move  # type: ignore[attr-defined]
-    return c.post(f"/api/tables/{table['id']}/hint", json={"token": token(table, to_move)},
-                  headers={"X-Forwarded-For": address})
+    r: httpx.Response = c.post(f"/api/tables/{table['id']}/hint", json={"token": token(table, to_move)},
+                               headers={"X-Forwarded-For": address})
+    return r
 
 
 def test_hints_are_limited_per_address(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
