@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import sys
@@ -35,3 +36,26 @@ def test_our_scenarios_one_per_rule(shared: Path) -> None:
         assert rule in rules, f"no scenario for {rule.upper()}"
     run = run_checker(shared, folder)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _scenario(name: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*civlite_command(), "scenario", str(ROOT / "tests" / "scenarios" / name)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_card_outside_the_deck_in_an_action_is_an_unknown_card() -> None:
+    """A name the game's deck does not hold exits 2 naming it, in an action as in the position."""
+    run = _scenario("bad-card-outside-the-deck-in-an-action.json")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stdout == ""
+    assert "actions[0].cards[2]: 'Volcano' is not a card of this rule set's deck" in run.stderr
+    run = _scenario("bad-extra-card-without-deck-in-an-action.json")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "'Military 17'" in run.stderr
+    # with a deck that holds it, the same extra card is played; a card of the deck not held is refused (exit 0)
+    run = _scenario("r10-deck-extra-card-in-an-action-is-played.json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["applied"] == 1
+    run = _scenario("r10-deck-card-outside-the-deck-not-held-is-refused.json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["error"]["index"] == 0

@@ -1,4 +1,4 @@
-"""``civlite scenario FILE``: the scenario contract of SCENARIOS.md."""
+"""``civlite scenario FILE``: play a scenario file (the format of docs/scenarios.md)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from .engine import (
     ActionFormatError,
+    Card,
     Game,
     IllegalActionError,
     PositionError,
@@ -16,7 +17,7 @@ from .engine import (
     action_from_json,
 )
 
-#: the rule-set names a scenario may override (SCENARIOS.md)
+#: the rule-set names a scenario may override
 SCENARIO_RULES = ("hand_size", "rise_draw", "hand_limit", "victory_ct", "meld_ct",
                   "meld_draw", "ct_supply", "turn_limit")
 
@@ -50,7 +51,7 @@ def prepare(data: dict[str, Any]) -> tuple[Game, list[Any]]:
         raise ScenarioError(f"rules: unknown name {bad[0]!r}; a scenario may set {', '.join(SCENARIO_RULES)} "
                             "(and deck, civlite's own: a rule set's [deck], R10)")
     try:
-        # deck: beyond SCENARIOS.md, so that a position may name a deck's extra cards
+        # deck: civlite's own key, so that a position may name a deck's extra cards
         rules = RuleSet.from_dict(overrides, where="rules") if overrides else RuleSet.default()
     except RuleSetError as e:
         msg = str(e)
@@ -68,16 +69,33 @@ def prepare(data: dict[str, Any]) -> tuple[Game, list[Any]]:
     if not isinstance(raw, list):
         raise ScenarioError("'actions' must be a list of actions")
     actions = []
+    in_deck = frozenset(rules.deck)
     for i, a in enumerate(raw):
         try:
-            actions.append(action_from_json(a))
+            action = action_from_json(a)
         except ActionFormatError as e:
             raise ScenarioError(f"actions[{i}]: {e}") from None
+        # a name the game's deck does not hold is an unknown card wherever the file names it,
+        # in the position or in the script (exit 2), not an action the rules refuse (exit 0)
+        for where, name in _named_cards(a) if isinstance(a, dict) else []:
+            if Card(name).id not in in_deck:
+                raise ScenarioError(f"actions[{i}].{where}: {name!r} is not a card of this rule set's deck "
+                                    "([deck], R10)")
+        actions.append(action)
     return game, actions
 
 
+def _named_cards(action: dict[str, Any]) -> list[tuple[str, str]]:
+    """The card names an action (already read as valid) holds, each with where the file has it
+    (``card``, ``cards[0]``)."""
+    if isinstance(action.get("card"), str):
+        return [("card", action["card"])]
+    cards = action.get("cards")
+    return [(f"cards[{j}]", c) for j, c in enumerate(cards)] if isinstance(cards, list) else []
+
+
 def run(data: dict[str, Any]) -> dict[str, Any]:
-    """Play a scenario; return the result object of SCENARIOS.md."""
+    """Play a scenario; return the result object of a scenario."""
     game, actions = prepare(data)
     error = None
     applied = 0
