@@ -59,7 +59,7 @@ def comeback(stats: dict[str, Any], players: int) -> bool | None:
     if w is None or rounds < 1:
         return None
     half = cts[max(1, rounds // 2) * players]
-    return half[w] < max(half)
+    return bool(half[w] < max(half))
 
 
 def last_place_drought(stats: dict[str, Any], players: int) -> tuple[int, float, bool]:
