@@ -323,6 +323,9 @@ def serve(
         help="an abandoned table is closed after this long without a move (default 604800; 0: never)")] = None,
     rules: Annotated[Optional[list[Path]], typer.Option(
         help="a rule-set TOML file the lobby offers beside its own, by its name (repeatable)")] = None,
+    log_level: Annotated[Optional[str], typer.Option(
+        help="the least level logged: critical, error, warning, info or debug (default CIVLITE_LOG_LEVEL, "
+        "else warning)")] = None,
 ) -> None:
     """Play online: start the web server (lobby, tables, bots in seats) and print its URL."""
     try:
@@ -341,7 +344,7 @@ def serve(
             offered_rulesets(settings["rulesets"])
         except ValueError as e:
             raise _fail(str(e)) from None
-    run_server(host, port, db, bot_delay, rate_limit=rate_limit, bot_processes=bot_processes, allow_hosts=allow_host,
+    run_server(host, port, db, bot_delay, log_level=log_level, rate_limit=rate_limit, bot_processes=bot_processes, allow_hosts=allow_host,
                allow_origins=allow_origin, ssl_keyfile=ssl_keyfile, ssl_certfile=ssl_certfile, **settings)
 
 
@@ -444,7 +447,9 @@ def compare(
 @app.command()
 def balance(
     skills: Annotated[str, typer.Option(help="comma-separated bot specs or level names, weakest first")] = "heuristic,policy,expert",
-    players: Annotated[int, typer.Option("--players", "-p")] = 2,
+    players: Annotated[str, typer.Option("--players", "-p", help="a player count, or several (2,3,4,6): the balance matrix")] = "2",
+    edge: Annotated[float, typer.Option(help="the goal: every seat within its fair share ± this many points (the matrix's verdicts)")] = 1.5,
+    resume: Annotated[bool, typer.Option(help="keep the games --out already holds; play only the rest")] = False,
     games: Annotated[int, typer.Option("--games", "-n", help="self-play games per skill level")] = 2000,
     seed: Annotated[int, typer.Option(help="seed: every level plays the same deals")] = 1,
     rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
@@ -456,12 +461,12 @@ def balance(
     json_out: Annotated[bool, typer.Option("--json", help="print balance.json on stdout")] = False,
     force: Annotated[bool, typer.Option(help="overwrite a report already in --out")] = False,
 ) -> None:
-    """Fairness at every skill level: seat edge, length and ability use per level, and mixed tables."""
+    """Fairness at every skill level (and, with several --players, at every table size: the balance matrix)."""
     from .sim import cli as simcli
 
     simcli.balance_command(skills=skills, players=players, games=games, seed=seed, rules=load_rules(rules),
                            workers=workers, backend=backend, mixed=mixed, mixed_games=mixed_games, out=out,
-                           json_out=json_out, fail=_fail, force=force)
+                           json_out=json_out, fail=_fail, force=force, edge=edge, resume=resume)
 
 
 @app.command()

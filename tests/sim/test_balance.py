@@ -89,3 +89,36 @@ def test_a_level_that_plays_like_another_is_named(tmp_path: Path) -> None:
     doc = balance(["heuristic", "policy"], 3, 3, 1, RuleSet.default(), tmp_path, workers=1, mixed=False)
     assert [lv["same_games_as"] for lv in doc["levels"]] == [None, "heuristic"]  # policy is a 2-player network
     assert "policy played exactly the games of heuristic" in tables_md(doc) and doc["mixed"] == []
+
+
+def test_the_balance_matrix_on_a_small_run(tmp_path: Path) -> None:
+    out = tmp_path / "matrix"
+    r = _run("balance", "--players", "2,3", "--skills", "random,heuristic", "--games", "12", "--workers", "1",
+             "--edge", "40", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    doc = json.loads((out / "matrix.json").read_text())
+    assert doc["players"] == [2, 3] and doc["skills"] == ["random", "heuristic"]
+    assert [(c["players"], c["bot"]) for c in doc["cells"]] == [(2, "random"), (2, "heuristic"), (3, "random"),
+                                                                (3, "heuristic")]
+    for c in doc["cells"]:
+        assert len(c["seats"]) == c["players"] and c["verdict"] in ("fair", "open", "unfair")
+        assert c["shape"]["games"] == 12 and "lead_changes" in c["shape"]
+    assert [(d["players"], d["strong"], d["weak"]) for d in doc["depth"]] == [(2, "heuristic", "random"),
+                                                                              (3, "heuristic", "random")]
+    assert "## Verdicts" in r.stdout and "## 3 players (fair share 33.3%)" in r.stdout and "## Skill depth" in r.stdout
+    for name in ("matrix.md", "matrix.html", "matrix.png", "p2/balance.json", "p3/self-heuristic/games.jsonl"):
+        assert (out / name).exists(), name
+    again = _run("balance", "--players", "2,3", "--skills", "random,heuristic", "--games", "12", "--workers", "1",
+                 "--edge", "40", "--out", str(out), "--resume")
+    assert again.exit_code == 0 and json.loads((out / "matrix.json").read_text())["cells"] == doc["cells"]
+
+
+def test_verdicts() -> None:
+    from civlite.sim.matrix import verdict
+
+    def seat(lo: float, hi: float) -> dict[str, object]:
+        return {"ci95": [lo, hi]}
+
+    assert verdict([seat(0.49, 0.51), seat(0.49, 0.51)], 2, 1.5) == "fair"
+    assert verdict([seat(0.52, 0.54), seat(0.46, 0.48)], 2, 1.5) == "unfair"
+    assert verdict([seat(0.50, 0.53), seat(0.47, 0.50)], 2, 1.5) == "open"

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..engine import RuleSet
 from .charts import PALETTE16, legend_outside
+from .measures import game_shape
 from .simulator import SimConfig, simulate
 from .stats import mean_ci, quantile, wilson
 
@@ -89,7 +90,8 @@ def mixed_figures(lines: Sequence[dict[str, Any]], strong: str, players: int) ->
 
 def balance(skills: Sequence[str], players: int, games: int, seed: int, rules: RuleSet, out: str | Path, *,
             workers: int | None = None, backend: str = "local", mixed: bool = True,
-            mixed_games: int | None = None, on_run: Callable[[str], None] | None = None) -> dict[str, Any]:
+            mixed_games: int | None = None, on_run: Callable[[str], None] | None = None,
+            resume: bool = False) -> dict[str, Any]:
     """Play every level's self-play run and (``mixed``) every pair's mixed run; write the report."""
     if len(skills) < 1:
         raise ValueError("--skills: give at least one bot spec")
@@ -103,14 +105,14 @@ def balance(skills: Sequence[str], players: int, games: int, seed: int, rules: R
         cfg = SimConfig(bots=(spec,), players=players, games=games, seed=seed, rules=rules)
         if on_run is not None:
             on_run(f"{spec}: self-play, {games} games")
-        res = simulate(cfg, out=d / f"self-{slug(spec)}", workers=workers, backend=backend)
+        res = simulate(cfg, out=d / f"self-{slug(spec)}", workers=workers, backend=backend, resume=resume)
         if res.interrupted:
             raise KeyboardInterrupt
         played = [(ln["stats"]["winner"], ln["stats"]["turns"], ln["stats"]["abilities"]) for ln in res.lines]
         same = next((lv["bot"] for lv, games_of in zip(levels, seen, strict=True) if games_of == played), None)
         seen.append(played)
         levels.append({"bot": spec, "dir": f"self-{slug(spec)}", "same_games_as": same,
-                       **level_figures(res.lines, players, names)})
+                       **level_figures(res.lines, players, names), "shape": game_shape(res.lines, players)})
     tables = []
     if mixed:
         mg = mixed_games or games
@@ -120,7 +122,7 @@ def balance(skills: Sequence[str], players: int, games: int, seed: int, rules: R
                 name = f"mixed-{slug(strong)}-vs-{slug(weak)}"
                 if on_run is not None:
                     on_run(f"{strong} in one seat, {weak} in {players - 1}: {mg} games")
-                res = simulate(cfg, out=d / name, workers=workers, backend=backend)
+                res = simulate(cfg, out=d / name, workers=workers, backend=backend, resume=resume)
                 if res.interrupted:
                     raise KeyboardInterrupt
                 tables.append({"strong": strong, "weak": weak, "dir": name,

@@ -264,37 +264,70 @@ def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int,
         con.print(f"sweep written to {out}/sweep.html", highlight=False)
 
 
-def balance_command(*, skills: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,
+def parse_counts(text: str, fail: Fail, flag: str = "--players") -> list[int]:
+    """``2`` or ``2,3,4,6``: player counts, each 2 to 8 and named once."""
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise fail(f"{flag} {text!r}: a player count or counts separated by commas, e.g. 2,3,4,6") from None
+    if not counts:
+        raise fail(f"{flag} {text!r}: no player count")
+    for n in counts:
+        if not 2 <= n <= 8:
+            raise fail(f"{flag} must be 2 to 8, got {n}")
+    if len(set(counts)) != len(counts):
+        raise fail(f"{flag} {text!r}: a count is named twice")
+    return counts
+
+
+def balance_command(*, skills: str, players: str, games: int, seed: int, rules: RuleSet, workers: int | None,
                     backend: str, mixed: bool, mixed_games: int | None, out: Path, json_out: bool, fail: Fail,
-                    force: bool = False) -> None:
-    """``civlite balance``: self-play at each skill level and the mixed tables; print the tables."""
+                    force: bool = False, edge: float = 1.5, resume: bool = False) -> None:
+    """``civlite balance``: self-play at each skill level and the mixed tables, at one player count
+    (the tables) or several (the balance matrix); print the report."""
     from .balance import balance, tables_md
+    from .matrix import matrix, matrix_md
     from .simulator import SimConfig
 
-    check_common(players=players, workers=workers, games=games, fail=fail)
+    counts = parse_counts(players, fail)
+    check_common(players=counts[0], workers=workers, games=games, fail=fail)
     if mixed_games is not None and mixed_games < 1:
         raise fail(f"--mixed-games must be at least 1, got {mixed_games}")
+    if not 0 < edge < 50:
+        raise fail(f"--edge must be between 0 and 50 points, got {edge:g}")
     if backend not in ("local", "ray"):
         raise fail(f"--backend must be local or ray, got {backend!r}")
+    if resume and force:
+        raise fail("--resume and --force do not go together: --resume keeps the runs in --out, --force replaces them")
     specs = _specs(skills, fail)
     if len(set(specs)) != len(specs):
         raise fail(f"--skills {skills!r}: a level is named twice")
     try:
         for spec in specs:
-            SimConfig(bots=(spec,), players=players, games=games, seed=seed, rules=rules)
+            for n in counts:
+                SimConfig(bots=(spec,), players=n, games=games, seed=seed, rules=rules)
     except ValueError as e:
         raise fail(str(e)) from None
-    check_out(out, fail=fail, force=force)
+    check_out(out, fail=fail, force=force, resume=resume)
     con = Console(stderr=True, markup=False)
-    warn_design(rules, players, con)
-    with run_errors(out, fail, con, "the finished runs are kept in {out}/"):
-        doc = balance(specs, players, games, seed, rules, out, workers=workers, backend=backend, mixed=mixed,
-                      mixed_games=mixed_games, on_run=lambda s: con.print(f"playing {s}", highlight=False))
+    for n in counts:
+        warn_design(rules, n, con, f"{n} players: " if len(counts) > 1 else "")
+    with run_errors(out, fail, con, "the finished runs are kept in {out}/ (--resume continues)"):
+        if len(counts) == 1:
+            doc = balance(specs, counts[0], games, seed, rules, out, workers=workers, backend=backend, mixed=mixed,
+                          mixed_games=mixed_games, on_run=lambda s: con.print(f"playing {s}", highlight=False),
+                          resume=resume)
+        else:
+            doc = matrix(counts, specs, games, seed, rules, out, edge=edge, workers=workers, backend=backend,
+                         mixed=mixed, mixed_games=mixed_games, resume=resume,
+                         on_run=lambda s: con.print(f"playing {s}", highlight=False))
     if json_out:
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
-        sys.stdout.write(tables_md(doc))
-    con.print(f"written to {out}/balance.html, balance.md, balance.json, skills.png", highlight=False)
+        sys.stdout.write(tables_md(doc) if len(counts) == 1 else matrix_md(doc))
+    con.print(f"written to {out}/" + ("balance.html, balance.md, balance.json, skills.png" if len(counts) == 1 else
+                                      "matrix.html, matrix.md, matrix.json, matrix.png (one balance report a "
+                                      "player count in p<N>/)"), highlight=False)
 
 
 def ablate_command(*, bots: str, players: int, games: int, seed: int, rules: RuleSet, workers: int | None,
