@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from .lobby import load_rulesets, offered_rulesets
-from .run import serve
+from .run import LOG_LEVELS, serve
 
 
 def main() -> None:
@@ -15,6 +15,8 @@ def main() -> None:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--db", default=None)
     p.add_argument("--bot-delay", type=float, default=None)
+    p.add_argument("--log-level", default=None, choices=LOG_LEVELS,
+                   help="the least level logged (default CIVLITE_LOG_LEVEL, else warning)")
     p.add_argument("--rate-limit", type=float, default=None, help="messages a second per connection (0: off)")
     p.add_argument("--bot-processes", type=int, default=None, help="worker processes for search bots (0: threads)")
     p.add_argument("--allow-host", action="append", default=None,
@@ -49,7 +51,7 @@ def main() -> None:
         except ValueError as e:
             p.error(str(e))
         settings["rulesets"] = rulesets
-    serve(a.host, a.port, a.db, a.bot_delay, rate_limit=a.rate_limit, bot_processes=a.bot_processes,
+    serve(a.host, a.port, a.db, a.bot_delay, log_level=a.log_level, rate_limit=a.rate_limit, bot_processes=a.bot_processes,
           allow_hosts=a.allow_host, allow_origins=a.allow_origin, ssl_keyfile=a.ssl_keyfile,
           ssl_certfile=a.ssl_certfile, **settings)
 
