@@ -345,7 +345,8 @@ def serve(
         except ValueError as e:
             raise _fail(str(e)) from None
     run_server(host, port, db, bot_delay, log_level=log_level, rate_limit=rate_limit, bot_processes=bot_processes,
-               allow_hosts=allow_host, allow_origins=allow_origin, ssl_keyfile=ssl_keyfile, ssl_certfile=ssl_certfile, **settings)
+               allow_hosts=allow_host, allow_origins=allow_origin, ssl_keyfile=ssl_keyfile,
+               ssl_certfile=ssl_certfile, **settings)
 
 
 # -- balance lab (civlite.sim) ------------------------------------------------------
