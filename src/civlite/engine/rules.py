@@ -1,13 +1,14 @@
 """Rule sets as data (R10).
 
-Every number that RULES.md marks *(variant)* and both ability tables live in a
+Every number that the rules mark *(variant)* and both ability tables live in a
 :class:`RuleSet`. A designer writes a TOML file holding only what differs from the
 default; :meth:`RuleSet.from_toml` merges it over :meth:`RuleSet.default` and
 reports any bad key by name.
 
 Abilities are composed from a small set of effect primitives (:data:`EFFECT_OPS`),
 written as short strings in the file: ``"steal_cards 3"``, ``"gain_ct 2"``,
-``"target_discards all"``.
+``"target_discards all"`` (:mod:`.abilities`); the values that are more than a number
+(per-seat tables, suit lists, the deck) are read by :mod:`.rulefile`.
 
 >>> rules = RuleSet.from_dict({"victory_ct": 15, "basic": {"W": {"effects": ["gain_ct 2"]}}})
 >>> rules.victory_ct, rules.basic[Suit.WONDER].effects, rules.basic[Suit.WONDER].words()
@@ -16,7 +17,7 @@ written as short strings in the file: ``"steal_cards 3"``, ``"gain_ct 2"``,
 True
 >>> RuleSet.from_dict({"victory": 15})
 Traceback (most recent call last):
-civlite.engine.rules.RuleSetError: rules: unknown key 'victory'; the keys are: ...
+civlite.engine.abilities.RuleSetError: rules: unknown key 'victory'; the keys are: ...
 """
 
 from __future__ import annotations
@@ -25,165 +26,26 @@ import json
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from .abilities import DEFAULT_ABILITIES, Ability, Effect, RuleSetError
 from .cards import (
     CARDS,
-    ID_OF_NAME,
-    IDS_OF_SUIT,
     MAJOR_SUITS,
-    MAX_PER_SUIT,
     MINOR_SUITS,
     NAMES,
-    SUIT_CARD_IDS,
     SUIT_LETTERS,
     SUIT_OF,
     SUITS,
     Suit,
 )
-from .effects import ALL, EFFECT_OPS, PRIMITIVES
+from .effects import ALL, EFFECT_OPS
+from .rulefile import SeatValues, deck_table, parse_deck, parse_seat_values, parse_suit, parse_suits
 
 __all__ = ["ALL", "EFFECT_OPS", "Ability", "Effect", "RuleSet", "RuleSetError"]
 
-Tier = Literal["basic", "advanced"]
 
-
-_CODE: dict[str, int] = {name: i for i, name in enumerate(PRIMITIVES)}
-
-
-class RuleSetError(ValueError):
-    """A rule-set file or value that is not valid; the message names the key."""
-
-
-@dataclass(frozen=True, slots=True)
-class Effect:
-    """One primitive step of an ability: ``Effect("steal_cards", 4)``."""
-
-    op: str
-    amount: int = 1
-    #: the primitive's place in the registry, looked up once: the engine resolves an effect
-    #: by it (``resolution.RESOLVERS``, in the registry's order)
-    code: int = field(init=False, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        code = _CODE.get(self.op)
-        if code is None:
-            raise RuleSetError(f"unknown effect {self.op!r}; the primitives are: {', '.join(PRIMITIVES)}")
-        object.__setattr__(self, "code", code)
-
-    def __str__(self) -> str:
-        if not PRIMITIVES[self.op].takes_amount:
-            return self.op
-        return f"{self.op} {'all' if self.amount == ALL else self.amount}"
-
-    @property
-    def targets(self) -> bool:
-        return PRIMITIVES[self.op].targets
-
-    def words(self, target: str = "an opponent") -> str:
-        """The effect in plain words: ``take 4 cards at random from seat 1``."""
-        return PRIMITIVES[self.op].words(self.amount, target)
-
-    @classmethod
-    def parse(cls, text: Any, where: str) -> Effect:
-        if isinstance(text, dict):
-            unknown = set(text) - {"op", "amount"}
-            if unknown:
-                raise RuleSetError(f"{where}: unknown key(s) {sorted(unknown)} in an effect table")
-            op, amount = text.get("op"), text.get("amount")
-        elif isinstance(text, str):
-            parts = text.split()
-            if not parts or len(parts) > 2:
-                raise RuleSetError(f"{where}: effect {text!r} is not 'op' or 'op amount'")
-            op = parts[0]
-            amount = parts[1] if len(parts) == 2 else None
-        else:
-            raise RuleSetError(f"{where}: an effect is a string like 'draw 3', got {text!r}")
-        if op not in PRIMITIVES:
-            raise RuleSetError(
-                f"{where}: unknown effect {op!r}; the primitives are: {', '.join(PRIMITIVES)}"
-            )
-        prim = PRIMITIVES[op]
-        if amount is None:
-            if prim.takes_amount:
-                raise RuleSetError(f"{where}: effect {op!r} needs an amount, e.g. '{op} 1'")
-            amount = 1
-        if amount == "all":
-            if prim.all_text is None:
-                raise RuleSetError(f"{where}: only discard effects take 'all', not {op!r}")
-            amount = ALL
-        elif isinstance(amount, str):
-            try:
-                amount = int(amount)
-            except ValueError:
-                raise RuleSetError(f"{where}: amount of {op!r} must be a whole number, got {amount!r}") from None
-        if not isinstance(amount, int) or isinstance(amount, bool) or (amount < 1 and amount != ALL):
-            raise RuleSetError(f"{where}: amount of {op!r} must be a whole number >= 1, got {amount!r}")
-        if not prim.takes_amount and amount != 1:
-            raise RuleSetError(f"{where}: effect {op!r} takes no amount")
-        return cls(op, amount)
-
-
-@dataclass(frozen=True, slots=True)
-class Ability:
-    """A basic or advanced ability of one suit: pay ``cards`` cards of ``suit``, apply ``effects``."""
-
-    name: str
-    suit: Suit
-    tier: Tier
-    cards: int
-    effects: tuple[Effect, ...]
-    rule: str = ""
-    #: whether the acting player chooses an opponent (R5.1); derived from the effects
-    targets: bool = field(init=False, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "targets", any(e.targets for e in self.effects))
-
-    @property
-    def key(self) -> str:
-        """Lower-case identifier: ``"pass_the_torch"`` (never a decision's name)."""
-        return "_".join(self.name.lower().replace("-", " ").split())
-
-    @property
-    def text(self) -> str:
-        """What it does, in the rule-set documentation's words (``words()`` is shorter)."""
-        return ", ".join(EFFECT_OPS[e.op][2].replace("N", "all" if e.amount == ALL else str(e.amount)) for e in self.effects)
-
-    def words(self, target: str = "an opponent") -> str:
-        """What it does, naming the opponent: ``take 1 card at random from bob``."""
-        return ", ".join(e.words(target) for e in self.effects)
-
-    def __str__(self) -> str:
-        return self.name
-
-
-def _ab(name: str, suit: Suit, tier: Tier, cards: int, *effects: str) -> Ability:
-    rule = "R5" if tier == "basic" else "R6"
-    return Ability(name, suit, tier, cards, tuple(Effect.parse(e, name) for e in effects), rule)
-
-
-S = Suit
-DEFAULT_ABILITIES: tuple[Ability, ...] = (
-    _ab("Contact", S.CIVILIZATION, "basic", 1, "look_at_hand"),
-    _ab("Vision", S.LEADER, "basic", 1, "search_deck 1"),
-    _ab("Greatness", S.WONDER, "basic", 1, "gain_ct 1"),
-    _ab("Culture", S.ADVANCE, "basic", 1, "draw 5", "discard 3"),
-    _ab("Raid", S.MILITARY, "basic", 1, "steal_cards 1"),
-    _ab("Foundations", S.BUILDING, "basic", 1, "search_discard 1"),
-    _ab("Setback", S.DISASTER, "basic", 1, "target_discards 2"),
-    _ab("Growth", S.BOON, "basic", 1, "draw 3"),
-    _ab("Remake", S.CIVILIZATION, "advanced", 2, "steal_ct 1"),
-    _ab("Pass the Torch", S.LEADER, "advanced", 2, "gain_ct 2"),
-    _ab("Golden Age", S.WONDER, "advanced", 3, "gain_ct 3", "draw 2"),
-    _ab("Wisdom", S.ADVANCE, "advanced", 2, "gain_ct 1", "draw 3", "discard 1"),
-    _ab("Conquest", S.MILITARY, "advanced", 3, "steal_cards 4"),
-    _ab("City Builder", S.BUILDING, "advanced", 3, "gain_ct 2", "extra_turn"),
-    _ab("Wiped Out", S.DISASTER, "advanced", 3, "target_discards all"),
-    _ab("Population Explosion", S.BOON, "advanced", 2, "draw 5"),
-)
-
-#: the numbers a rule set holds, with their defaults and RULES.md references
+#: the numbers a rule set holds, with their defaults and the rules they change
 NUMBERS: dict[str, tuple[int | None, str]] = {
     "min_players": (2, "R2.1"),
     "max_players": (8, "R2.1"),
@@ -205,16 +67,13 @@ SEAT_KEYS: dict[str, str] = {
     "first_rise_draw": "R4.1 cards drawn in each seat's first Rise (instead of rise_draw)",
 }
 
-#: a per-seat key's value: ``(players, values)`` pairs; ``players`` 0 is "any player count"
-SeatValues = tuple[tuple[int, tuple[int, ...]], ...]
-
 #: the default deck: the 112 cards of the designer's card list (R1.1), by id
 STANDARD_DECK: tuple[int, ...] = tuple(c.id for c in CARDS)
 
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """All the variable parts of the rules (R10). ``RuleSet.default()`` is RULES.md exactly."""
+    """All the variable parts of the rules (R10). ``RuleSet.default()`` is the rules exactly."""
 
     name: str = "default"
     min_players: int = 2
@@ -323,7 +182,7 @@ class RuleSet:
             changes[key] = value
         for key in SEAT_KEYS:
             if key in data:
-                changes[key] = _parse_seat_values(data[key], f"{where}: {key}")
+                changes[key] = parse_seat_values(data[key], f"{where}: {key}")
         if "meld" in data:
             meld = data["meld"]
             if not isinstance(meld, dict):
@@ -333,9 +192,9 @@ class RuleSet:
                 raise RuleSetError(f"{where}: unknown key 'meld.{bad[0]}'; expected 'suits' and 'one_of'")
             for k, attr in (("suits", "meld_suits"), ("one_of", "meld_one_of")):
                 if k in meld:
-                    changes[attr] = _parse_suits(meld[k], f"{where}: meld.{k}")
+                    changes[attr] = parse_suits(meld[k], f"{where}: meld.{k}")
         if "deck" in data:
-            changes["deck"] = _parse_deck(data["deck"], f"{where}: deck")
+            changes["deck"] = parse_deck(data["deck"], f"{where}: deck")
         abilities = {(a.tier, a.suit): a for a in base.abilities}
         for tier in ("basic", "advanced"):
             if tier not in data:
@@ -345,7 +204,7 @@ class RuleSet:
                 raise RuleSetError(f"{where}: {tier!r} must be a table keyed by suit letter, e.g. [{tier}.M]")
             for suit_key, spec in table.items():
                 w = f"{where}: {tier}.{suit_key}"
-                suit = _parse_suit(suit_key, w)
+                suit = parse_suit(suit_key, w)
                 if spec is False or spec == "none":
                     abilities.pop((tier, suit), None)
                     continue
@@ -549,13 +408,13 @@ class RuleSet:
                 if a.tier == tier and SUIT_LETTERS[a.suit] not in out[tier]:
                     out[tier][SUIT_LETTERS[a.suit]] = False
         if self.deck != STANDARD_DECK:  # only then: the default's files and records stay as they were
-            out["deck"] = _deck_dict(self.deck)
+            out["deck"] = deck_table(self.deck)
         return out
 
     def to_toml(self) -> str:
         """The full rule set as a TOML document a designer can edit."""
         d = self.to_dict()
-        lines = [f"# Civ Lite rule set (RULES.md R10). Effects: {', '.join(EFFECT_OPS)}.",
+        lines = [f"# Civ Lite rule set (R10 of the rules). Effects: {', '.join(EFFECT_OPS)}.",
                  f"name = {json.dumps(d['name'])}"]
         for key, (_, ref) in NUMBERS.items():
             v = d[key]
@@ -588,99 +447,6 @@ class RuleSet:
         if self == _DEFAULT:
             return "RuleSet.default()"
         return f"RuleSet.from_dict({self.to_dict()!r})"
-
-
-def _parse_seat_values(value: Any, where: str) -> SeatValues:
-    """``[0, 1]`` (any player count) or ``{2 = [0, 1], 4 = [0, 0, 1, 1], default = [0]}``."""
-    def values(v: Any, w: str) -> tuple[int, ...]:
-        if isinstance(v, int) and not isinstance(v, bool):
-            return (v,)
-        if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
-            raise RuleSetError(f"{w}: must be a list of whole numbers, one per seat in turn order, got {v!r}")
-        return tuple(v)
-
-    if isinstance(value, dict):
-        out: list[tuple[int, tuple[int, ...]]] = []
-        for k, v in value.items():
-            if k == "default":
-                n = 0
-            else:
-                try:
-                    n = int(k)
-                except ValueError:
-                    raise RuleSetError(f"{where}: keys are player counts or 'default', got {k!r}") from None
-            out.append((n, values(v, f"{where}.{k}")))
-        return tuple(sorted(out))
-    v = values(value, where)
-    return ((0, v),) if v else ()
-
-
-def _parse_suit(key: str, where: str) -> Suit:
-    try:
-        return Suit.parse(key)
-    except ValueError as e:
-        raise RuleSetError(f"{where}: {e}") from None
-
-
-def _parse_deck(value: Any, where: str) -> tuple[int, ...]:
-    """``{D = 12, X = 0, B = ["Granaries", "Roads"]}``: per suit a count (the suit's first
-    cards in the card list, then its extras) or the names of its cards; a suit not given
-    keeps its 16 or 8 cards."""
-    if not isinstance(value, dict):
-        raise RuleSetError(f"{where}: must be a table keyed by suit, e.g. [deck] with D = 12")
-    ids = dict(zip(SUITS, IDS_OF_SUIT, strict=True))  # the named cards, as by default
-    given: dict[Suit, str] = {}
-    for key, spec in value.items():
-        w = f"{where}.{key}"
-        suit = _parse_suit(key, w)
-        if suit in given:
-            raise RuleSetError(f"{w}: suit {suit.letter} is also given as {given[suit]!r}")
-        given[suit] = key
-        pool = SUIT_CARD_IDS[suit]
-        if isinstance(spec, int) and not isinstance(spec, bool):
-            if not 0 <= spec <= MAX_PER_SUIT:
-                raise RuleSetError(f"{w}: a suit holds 0 to {MAX_PER_SUIT} cards, got {spec}")
-            ids[suit] = pool[:spec]
-        elif isinstance(spec, list):
-            if len(spec) > MAX_PER_SUIT:
-                raise RuleSetError(f"{w}: a suit holds at most {MAX_PER_SUIT} cards, got {len(spec)} names")
-            chosen: list[int] = []
-            for i, name in enumerate(spec):
-                cid = ID_OF_NAME.get(name) if isinstance(name, str) else None
-                if cid is None or SUIT_OF[cid] != suit:
-                    raise RuleSetError(
-                        f"{w}[{i}]: {name!r} is not a {suit.title} card; they are "
-                        f"{', '.join(NAMES[c] for c in IDS_OF_SUIT[suit])} (then {suit.title} "
-                        f"{len(IDS_OF_SUIT[suit]) + 1} to {suit.title} {MAX_PER_SUIT})")
-                if cid in chosen:
-                    raise RuleSetError(f"{w}[{i}]: {name!r} is named twice")
-                chosen.append(cid)
-            ids[suit] = tuple(sorted(chosen))
-        else:
-            raise RuleSetError(f"{w}: a count of cards (D = 12) or a list of their names, got {spec!r}")
-    return tuple(sorted(c for s in SUITS for c in ids[s]))
-
-
-def _deck_dict(deck: tuple[int, ...]) -> dict[str, int | list[str]]:
-    """The ``[deck]`` table of a deck: the suits that differ from the default, each as a
-    count when it holds its suit's first cards, else as names."""
-    out: dict[str, int | list[str]] = {}
-    for s in SUITS:
-        mine = tuple(c for c in deck if SUIT_OF[c] == s)
-        if mine == IDS_OF_SUIT[s]:
-            continue
-        pool = SUIT_CARD_IDS[s]
-        out[SUIT_LETTERS[s]] = len(mine) if mine == pool[:len(mine)] else [NAMES[c] for c in mine]
-    return out
-
-
-def _parse_suits(value: Any, where: str) -> tuple[Suit, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise RuleSetError(f"{where}: must be a list of suit letters like ['C', 'L']")
-    try:
-        return tuple(Suit.parse(v) for v in value)
-    except ValueError as e:
-        raise RuleSetError(f"{where}: {e}") from None
 
 
 _DEFAULT = RuleSet()
