@@ -122,3 +122,16 @@ def test_verdicts() -> None:
     assert verdict([seat(0.49, 0.51), seat(0.49, 0.51)], 2, 1.5) == "fair"
     assert verdict([seat(0.52, 0.54), seat(0.46, 0.48)], 2, 1.5) == "unfair"
     assert verdict([seat(0.50, 0.53), seat(0.47, 0.50)], 2, 1.5) == "open"
+
+
+def test_sweep_over_player_counts(tmp_path: Path) -> None:
+    out = tmp_path / "sw"
+    r = _run("sweep", "--param", "players=2,3", "--bots", "heuristic", "--games", "4", "--workers", "1",
+             "--out", str(out), "--json")
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout)
+    assert res["players"] == [2, 3] and [p["players"] for p in res["points"]] == [2, 3]
+    assert [round(p["fair_share"], 3) for p in res["points"]] == [0.5, 0.333]
+    assert (out / "players=3" / "summary.json").exists() and (out / "sweep.png").exists()
+    bad = _run("sweep", "--param", "players=2,9", "--out", str(tmp_path / "bad"))
+    assert bad.exit_code == 2 and "2 to 8" in bad.stderr

@@ -241,7 +241,8 @@ def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int,
         raise fail(str(e)) from None
     specs = _specs(bots, fail)
     try:
-        SimConfig(bots=specs, players=players, games=games, seed=seed, rules=rules)
+        for n in (values if name == "players" else [players]):
+            SimConfig(bots=specs, players=int(n), games=games, seed=seed, rules=rules)
     except ValueError as e:
         raise fail(str(e)) from None
     check_out(out, fail=fail, force=force)

@@ -46,8 +46,18 @@ def parse_param(text: str) -> tuple[str, list[Any]]:
     return name, values
 
 
+#: the sweep's one axis that is not a rule path: the table size (``--param players=2,3,4,6``)
+PLAYERS = "players"
+
+
 def check_param(rules: RuleSet, name: str, values: list[Any]) -> None:
-    """Every value must make a valid rule set: RuleSetError naming the path otherwise."""
+    """Every value must make a valid rule set (RuleSetError naming the path otherwise); ``players``
+    takes player counts 2 to 8."""
+    if name == PLAYERS:
+        for v in values:
+            if not isinstance(v, int) or isinstance(v, bool) or not 2 <= v <= 8:
+                raise ValueError(f"--param players: a player count is 2 to 8, got {format_value(v)}")
+        return
     for v in values:
         set_path(rules, name, v)
 
@@ -78,17 +88,20 @@ def sweep(name: str, values: list[Any], bots: tuple[str, ...], players: int, gam
     od.mkdir(parents=True, exist_ok=True)
     points = []
     for v in values:
-        rs = set_path(rules, name, v)
+        n = int(v) if name == PLAYERS else players
+        rs = rules if name == PLAYERS else set_path(rules, name, v)
         if on_value is not None:
             on_value(v)
-        cfg = SimConfig(bots=bots, players=players, games=games, seed=seed, rules=rs)
+        cfg = SimConfig(bots=bots, players=n, games=games, seed=seed, rules=rs)
         run_dir = od / run_name(name, v)
         res = simulate(cfg, out=run_dir, workers=workers, backend=backend, progress=progress)
         a = analyze(res.summary, res.lines)
-        points.append({"value": v, "dir": str(run_dir), "games": a["games"], **_metrics(a)})
+        points.append({"value": v, "players": n, "fair_share": 1 / n, "dir": str(run_dir), "games": a["games"],
+                       **_metrics(a)})
         if res.interrupted:
             break
-    result = {"param": name, "values": [p["value"] for p in points], "bots": list(bots), "players": players,
+    result = {"param": name, "values": [p["value"] for p in points], "bots": list(bots),
+              "players": sorted({p["players"] for p in points}) if name == PLAYERS else players,
               "games": games, "seed": seed, "rules": rules.name, "points": points}
     png = _plot(result, od)
     (od / "sweep.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
@@ -107,9 +120,20 @@ def _plot(res: dict[str, Any], od: Path) -> Path:
     whole = numeric and all(isinstance(p["value"], int) for p in pts)
     xs = [p["value"] for p in pts] if numeric else list(range(len(pts)))
     name = res["param"]
-    fair = 1.0 / res["players"]
+    fairs = [p["fair_share"] for p in pts]
     bots = list(pts[0]["bots"]) if pts else []
     abilities = list(pts[0]["abilities_per_game"]) if pts else []
+
+    def percent_axis(ax: Any) -> None:
+        from matplotlib.ticker import PercentFormatter
+
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+
+    def fair_line(ax: Any, ys: list[float], col: str) -> None:
+        if constant(ys):
+            ax.axhline(ys[0], color=col, ls="--", lw=1, label=f"fair share {100 * ys[0]:.1f}%")
+        else:
+            ax.plot(xs, ys, color=col, ls="--", lw=1, label="fair share")
 
     def band(ax: Any, ys: list[float], lo: list[float], hi: list[float], label: str, i: int = 0) -> None:
         ax.plot(xs, ys, marker="o", label=label, color=colour(i))
@@ -118,15 +142,17 @@ def _plot(res: dict[str, Any], od: Path) -> Path:
     def seat0(ax: Any) -> None:
         band(ax, [p["seat0_win_rate"] for p in pts], [p["seat0_ci95"][0] for p in pts],
              [p["seat0_ci95"][1] for p in pts], "seat 0")
-        ax.axhline(fair, color=ACCENT, ls="--", lw=1, label="fair")
-        ax.set_title("first-player win rate (95% CI)", fontsize=10)
+        fair_line(ax, fairs, ACCENT)
+        percent_axis(ax)
+        ax.set_title("first seat's win rate (95% CI)", fontsize=10)
         legend_outside(ax)
 
     def per_bot(ax: Any) -> None:
         for i, bot in enumerate(bots):
             band(ax, [p["bots"][bot]["win_rate"] for p in pts], [p["bots"][bot]["ci95"][0] for p in pts],
                  [p["bots"][bot]["ci95"][1] for p in pts], bot, i)
-        ax.axhline(fair, color="grey", ls="--", lw=1, label="fair")
+        fair_line(ax, fairs, "grey")
+        percent_axis(ax)
         ax.set_title("win rate per bot (95% CI)", fontsize=10)
         legend_outside(ax)
 
@@ -135,7 +161,8 @@ def _plot(res: dict[str, Any], od: Path) -> Path:
              "mean (10%-90%)")
         ax.set_title("game length: mean, band 10%-90% (right: rounds)", fontsize=10)
         ax.set_ylabel("turns")
-        rounds_axis(ax, res["players"], "y")
+        if not isinstance(res["players"], list):
+            rounds_axis(ax, res["players"], "y")
 
     def melds(ax: Any) -> None:
         ax.plot(xs, [p["melds_per_game"] for p in pts], marker="o", color=colour(0))
@@ -188,11 +215,12 @@ def _html(res: dict[str, Any], png: Path) -> str:
         for p in res["points"])
     bot_heads = "".join(f"<th>{e(b)} win rate</th>" for b in (res["points"][0]["bots"] if res["points"] else {}))
     img = base64.b64encode(png.read_bytes()).decode("ascii")
+    players = res["players"] if not isinstance(res["players"], list) else ", ".join(map(str, res["players"]))
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Civ Lite sweep: {e(res['param'])}</title>
 <style>body {{ font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; }}
 table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: right; }}
 img {{ max-width: 100%; }}</style></head><body>
-<h1>Sweep of {e(res['param'])}: {e(' vs '.join(res['bots']))}, {res['players']} players, {res['games']} games per value</h1>
+<h1>Sweep of {e(res['param'])}: {e(' vs '.join(res['bots']))}, {players} players, {res['games']} games per value</h1>
 <table><tr><th>{e(res['param'])}</th><th>games</th><th>seat 0 win rate (95% CI)</th><th>mean turns</th>
 <th>melds/game</th><th>draws</th>{bot_heads}</tr>{rows}</table>
 <img alt="metrics against {e(res['param'])}" src="data:image/png;base64,{img}">
