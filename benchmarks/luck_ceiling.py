@@ -11,7 +11,11 @@ know more, so an honest bot's score against ``heuristic`` is, in practice, below
 peeking bot's at a like budget. The honest ``champion`` at the same budget plays the same
 seeded deals alongside, as the control.
 
-The peeking bot lives here only: civlite's bots see their view alone (the honesty tests).
+``--search ismcts`` peeks with ``ismcts``'s search instead (heuristic rollouts, no network:
+the strongest kind of search civlite has, not held down by the network's value head), with
+the honest ``ismcts`` at the same budget as the control.
+
+The peeking bots live here only: civlite's bots see their view alone (the honesty tests).
 
     .venv/bin/python benchmarks/luck_ceiling.py --games 300 --iterations 200 \\
         --out benchmarks/results/luck_ceiling_2p.json
@@ -37,6 +41,7 @@ from civlite.bots import Bot, make_bot
 from civlite.bots.champion import ChampionBot, _Node, most_visited
 from civlite.bots.expert import priors
 from civlite.bots.features import encode
+from civlite.bots.ismcts import ISMCTSBot
 from civlite.engine import Game, View
 
 
@@ -60,6 +65,20 @@ class PeekingChampion(ChampionBot):
         return most_visited(root, legal)
 
 
+class PeekingISMCTS(ISMCTSBot):
+    """``ismcts`` (heuristic rollouts) whose every iteration plays the true game
+    (``truth``, set before each decision) instead of a world dealt from its view."""
+
+    truth: Game | None = None
+
+    def _world(self, view: View) -> Game:
+        assert self.truth is not None
+        return self.truth.clone_fast(random.Random(self.rng.random()))
+
+
+Peeking = PeekingChampion | PeekingISMCTS
+
+
 def play(seed: int, bot: Bot, players: int, me: int) -> float:
     """One game of ``bot`` in seat ``me`` against ``heuristic`` in every other seat."""
     g = Game(players, seed=seed)
@@ -69,7 +88,7 @@ def play(seed: int, bot: Bot, players: int, me: int) -> float:
         assert seat is not None
         legal = g.legal_ids()
         if seat == me:
-            if isinstance(bot, PeekingChampion):
+            if isinstance(bot, (PeekingChampion, PeekingISMCTS)):
                 bot.truth = g
             a = bot.act(g.view(seat), legal)
         else:
@@ -94,24 +113,30 @@ def main() -> int:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--iterations", type=int, default=200)
     ap.add_argument("--seed", type=int, default=7000)
+    ap.add_argument("--search", choices=("champion", "ismcts"), default="champion",
+                    help="the search that peeks: champion's (network-guided) or ismcts's (heuristic rollouts)")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
-    peek = PeekingChampion(seed=a.seed, iterations=a.iterations)
-    honest = make_bot(f"champion:iterations={a.iterations}", seed=a.seed)
+    peek: Peeking
+    if a.search == "champion":
+        peek = PeekingChampion(seed=a.seed, iterations=a.iterations)
+    else:
+        peek = PeekingISMCTS(seed=a.seed, iterations=a.iterations)
+    honest = make_bot(f"{a.search}:iterations={a.iterations}", seed=a.seed)
     expert = make_bot("expert", seed=a.seed)
-    scores: dict[str, list[float]] = {"peeking_champion": [], "champion": [], "expert": []}
+    scores: dict[str, list[float]] = {f"peeking_{a.search}": [], a.search: [], "expert": []}
     t0 = time.perf_counter()
     for i in range(a.games):  # interleaved: the three play the same deal, seats rotated
         seed, me = a.seed + i, i % a.players
-        scores["peeking_champion"].append(play(seed, peek, a.players, me))
-        scores["champion"].append(play(seed, honest, a.players, me))
+        scores[f"peeking_{a.search}"].append(play(seed, peek, a.players, me))
+        scores[a.search].append(play(seed, honest, a.players, me))
         scores["expert"].append(play(seed, expert, a.players, me))
         if (i + 1) % 25 == 0:
             print(f"{i + 1} games: " + ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in scores.items()),
                   flush=True)
     res = {"machine": platform.machine(), "python": platform.python_version(),
            "command": f"benchmarks/luck_ceiling.py --games {a.games} --players {a.players} "
-                      f"--iterations {a.iterations} --seed {a.seed}",
+                      f"--iterations {a.iterations} --seed {a.seed} --search {a.search}",
            "opponent": "heuristic", "players": a.players, "fair_share": round(1 / a.players, 4), "seconds": round(time.perf_counter() - t0),
            **{k: summary(v) for k, v in scores.items()}}
     text = json.dumps(res, indent=1)

@@ -140,7 +140,6 @@ class ISMCTSBot(Bot):
 
     def _grow(self, view: View, legal: Sequence[int], ev: Evaluator | None = None) -> Node:
         ev = ev or evaluator(view.rules, view.num_players)
-        rng = self.rng
         assert view.seat is not None
         root = Node(-1)
         if self.bias > 0:  # the root's hint comes from the view itself
@@ -160,8 +159,7 @@ class ISMCTSBot(Bot):
                     break
                 if deadline is not None and done and time.perf_counter() >= deadline:
                     break
-                world = sample_world(view, rng)
-                self._iterate(root, world, ev)
+                self._iterate(root, self._world(view), ev)
                 done += 1
                 if self.early_stop and not done % 64 and self._settled(root, done, limit, start, deadline):
                     break
@@ -181,6 +179,10 @@ class ISMCTSBot(Bot):
                 if key > best_key:
                     best, best_key = aid, key
         return best
+
+    def _world(self, view: View) -> Game:
+        """The world of one iteration: a deal consistent with ``view``, from this bot's source."""
+        return sample_world(view, self.rng)
 
     @staticmethod
     def _settled(root: Node, done: int, limit: int | None, start: float, deadline: float | None) -> bool:
