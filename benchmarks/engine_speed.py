@@ -5,7 +5,7 @@ usage: engine_speed.py [--seconds S] [--players 2,4] [--json] [--anchor [--round
 
 Prints {"decisions_per_second", "games_per_second", "decisions_per_game",
 "clone_microseconds", "per_players": {...}}. With --anchor, also runs
-../shared/tools/anchor-speed (OpenSpiel's C++ crazy_eights from Python) in R rounds
+benchmarks/anchor_speed.py (OpenSpiel's C++ crazy_eights from Python) in R rounds
 interleaved with ours, on this process's CPU set, and adds the ratio of the medians. Run it pinned to one core: `taskset -c 0 python benchmarks/engine_speed.py`.
 ``compiled`` says whether the engine ran compiled (mypyc, as ``pip install`` builds it) or
 from its Python source (``CIVLITE_PURE=1`` compares the two).
@@ -88,7 +88,7 @@ def main() -> None:
     ap.add_argument("--players", default="2,4")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--anchor", action="store_true", help="also run ../shared/tools/anchor-speed, interleaved")
+    ap.add_argument("--anchor", action="store_true", help="also run benchmarks/anchor_speed.py, interleaved")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds with --anchor (medians reported)")
     ap.add_argument("--quiet", action="store_true", help="quiet games: no events built (Game.quiet)")
     args = ap.parse_args()
@@ -99,7 +99,7 @@ def main() -> None:
         result = measure(players, args.seconds, args.seed)
     else:
         # interleave rounds of ours and the anchor so both see the same machine load
-        tool = Path(__file__).resolve().parents[1].parent / "shared" / "tools" / "anchor-speed"
+        tool = Path(__file__).resolve().parent / "anchor_speed.py"
         rounds = []
         anchors = []
         for r in range(args.rounds):

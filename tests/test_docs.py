@@ -145,3 +145,112 @@ def test_hosting_limits_are_the_servers() -> None:
     assert run.WS_MAX_SIZE == guard.MAX_BODY == 64 * 1024 and "| one WebSocket frame | 64 KiB |" in text
     assert f"nested at most {protocol.MAX_DEPTH} deep" in text
     assert f"`seconds={MAX_BOT_SECONDS:g}`" in text
+
+
+# -- a repository that stands alone ------------------------------------------------------------
+def test_no_tracked_file_outside_the_tests_names_a_path_outside_the_repository() -> None:
+    """The docs, the README, the code, the CLI help and the benchmarks never point at files a
+    clone does not have; only the tests (and CI) may read the shared folder, where it exists."""
+    import subprocess
+
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    offenders = []
+    for name in files:
+        if name.startswith(("tests/", ".ci/")):
+            continue
+        path = ROOT / name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if "../shared" in text or "shared/tools" in text:
+            offenders.append(name)
+    assert not offenders, offenders
+
+
+def test_the_rules_page_states_every_rule_the_code_cites() -> None:
+    """Every rule number cited in the source (events, errors, docstrings) is on the rules page,
+    whose text is the package's RULES.md (the terminal's help shows the same)."""
+    rules = (ROOT / "src" / "civlite" / "tui" / "RULES.md").read_text()
+    assert '--8<-- "src/civlite/tui/RULES.md"' in page("rules.md")
+    stated = set(re.findall(r"^- (R\d+\.\d+) ", rules, flags=re.M)) | set(re.findall(r"^## (R\d+) ", rules, flags=re.M))
+    cited: set[str] = set()
+    for path in (ROOT / "src" / "civlite").rglob("*.py"):
+        cited |= set(re.findall(r"\b(R\d+(?:\.\d+)?)\b", path.read_text()))
+    assert cited, "the source cites rules"
+    assert cited <= stated, sorted(cited - stated)
+    assert {f"R{i}" for i in range(1, 11)} <= stated
+    assert "Civ Tokens (CT)" in rules
+
+
+def test_the_scenario_page_names_every_field_and_the_cli_points_to_it() -> None:
+    text = page("scenarios.md")
+    for field in ("rules", "state.players", "state.deck", "state.discard", "state.active", "state.phase",
+                  "state.extra_turn", "seed", "actions", "expect", "rules.deck", "applied", "error", "views",
+                  "pending", "winner", "known", "expect_exit"):
+        assert f"`{field}`" in text, field
+    for do in ("pass", "basic", "advanced", "take", "discard", "meld"):
+        assert f'{{"do": "{do}"' in text, do
+    from typer.testing import CliRunner
+
+    from civlite.cli import app
+
+    result = CliRunner().invoke(app, ["scenario", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert "docs/scenarios.md" in result.output
+
+
+def test_the_write_a_bot_page_runs_and_its_bot_is_honest() -> None:
+    """The page's example bot registers, plays whole games and passes the honesty check the
+    page shows (all three code blocks run)."""
+    from civlite.bots import BOTS, OPTIONS
+
+    try:
+        assert run_python_blocks(page("engine/bots.md"), "docs/engine/bots.md") == 3
+        assert OPTIONS["tokens"] == ("greed",)
+        from civlite.bots import decide, make_bot
+        from civlite.engine import Game
+
+        for seed in range(3):
+            game = Game(players=3, seed=seed)
+            while not game.is_over:
+                game.apply(decide(make_bot("tokens", seed=seed), game))
+            assert game.outcome() is not None
+    finally:
+        BOTS.pop("tokens", None)
+        OPTIONS.pop("tokens", None)
+    body = re.search(r"```python\n(from collections import Counter.*?)```", page("engine/bots.md"), flags=re.S)
+    assert body is not None and len(body.group(1).strip().splitlines()) <= 40
+
+
+def test_the_api_reference_renders_rest_as_markdown() -> None:
+    """The reference's docstrings are reST: the site's griffe extension turns roles into links
+    (or code), doctests and literal blocks into code blocks and simple tables into tables."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("griffe_rst", DOCS / "griffe_rst.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    doc = """Intro :class:`~civlite.engine.Game` and :meth:`Game.apply`.
+
+====  =======
+id    meaning
+====  =======
+0     pass
+1     basic
+====  =======
+
+A form::
+
+    {"do": "pass"}
+
+>>> 1 + 1
+2
+"""
+    out = mod._blocks(mod._tables(doc))
+    assert "| id | meaning |" in out and "| 1 | basic |" in out
+    assert "```text\n{\"do\": \"pass\"}\n```" in out
+    assert "```pycon\n>>> 1 + 1\n2\n```" in out
+    assert mod.ROLE.sub(lambda m: "`" + m.group(1).lstrip("~").rsplit(".", 1)[-1] + "`", out).count(":class:") == 0
+    assert "extensions" in (ROOT / "mkdocs.yml").read_text() and "griffe_rst.py" in (ROOT / "mkdocs.yml").read_text()

@@ -85,8 +85,7 @@ def load_rules(path: Optional[Path]):  # type: ignore[no-untyped-def]
 def scenario(file: Annotated[Path, typer.Argument(help="scenario file (JSON: rules, state, actions)")]) -> None:
     """Play a scenario file and print the result as one JSON object.
 
-    The format (every field, the result, and when the exit status is 2) is the documentation's
-    page "Scenario files" (docs/scenarios.md).
+    Every field, the result and each case of exit status 2: the page "Scenario files" of the documentation (docs/scenarios.md).
     """
     from . import scenario as sc
 

@@ -1,6 +1,6 @@
 """Actions: the decisions a player sends (R9), as immutable values.
 
-Their JSON form is exactly the action vocabulary of SCENARIOS.md::
+Their JSON form is exactly the action vocabulary of scenario files::
 
     {"do": "pass"}
     {"do": "basic", "cards": ["Spearmen"], "target": 1}

@@ -1,6 +1,6 @@
 """The kinds of decision a game waits on (R9), as one enum.
 
-Values are the strings RULES.md R9 and SCENARIOS.md spell, so ``kind == "action"``
+Values are the strings the rules (R9) and scenario files spell, so ``kind == "action"``
 and JSON keep working. No kind is built from an ability's name: what an ability asks
 depends on its effect primitive (and tier), so a designer's ability may be named
 anything, "Fall" and "Meld" included.
@@ -60,7 +60,7 @@ class Decision(NamedTuple):
 
     @property
     def decision(self) -> str:
-        """The decision's name as SCENARIOS.md spells the key (same as ``kind``)."""
+        """The decision's name as a scenario's result spells the key (same as ``kind``)."""
         return self.kind
 
     def to_json(self) -> dict[str, Any]:

@@ -254,7 +254,7 @@ class Game(Resolution):
         cls, state: Any, rules: RuleSet | None = None, seed: int | None = 0,
         names: Sequence[str] | None = None,
     ) -> Game:
-        """A game set up in a chosen position (the ``state`` of SCENARIOS.md).
+        """A game set up in a chosen position (the ``state`` of a scenario file).
 
         The cards the position names are all the cards of that game. Raises
         :class:`PositionError` naming the problem when the position cannot be.
@@ -295,7 +295,7 @@ class Game(Resolution):
         return g
 
     def state_json(self) -> dict[str, Any]:
-        """The whole truth in the ``state`` form of SCENARIOS.md (deck top first)."""
+        """The whole truth in the ``state`` form of a scenario's result (deck top first)."""
         return state_json(self)
 
     def position(self) -> dict[str, Any]:

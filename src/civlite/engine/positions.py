@@ -1,5 +1,5 @@
 """Positions: reading a game set up in a chosen position (the ``state`` of
-SCENARIOS.md, FEN-like), and writing a game's state back in that form.
+a scenario file, FEN-like), and writing a game's state back in that form.
 
 ``Game.from_position`` (which sets up the game :func:`read_position` checks and
 describes), ``Game.state_json`` and ``Game.position`` call these.
@@ -34,9 +34,9 @@ class PositionError(ValueError):
     """A position (scenario state) that cannot be: the message names the problem."""
 
 
-#: the keys of a position, as SCENARIOS.md names them
+#: the keys of a position, as a scenario file names them
 KEYS = frozenset({"active", "phase", "players", "deck", "discard", "extra_turn", "turn"})
-#: the phases a position may start in (SCENARIOS.md)
+#: the phases a position may start in (scenario files)
 START_PHASES = ("rise", "action", "meld")
 
 
@@ -172,7 +172,7 @@ def _table(g: GameState) -> dict[str, Any]:
 
 
 def state_json(g: GameState) -> dict[str, Any]:
-    """The whole truth in the ``state`` form of SCENARIOS.md's result (deck top first)."""
+    """The whole truth in the ``state`` form of a scenario's result (deck top first)."""
     p = g.pending
     d = _table(g)
     d.update(pending={"player": p.player, "decision": p.kind} if p else None, over=g.over, winner=g.winner)
