@@ -694,3 +694,137 @@ def test_the_page_that_asked_for_a_new_link_plays_on_when_the_old_socket_is_revo
         assert errors == [], errors
     finally:
         srv.stop()
+
+
+# -- the chat, tap targets on a phone, the waiting room, the tutorial's coach, a rotated profile key --------
+
+def say(client: Any, page: Any, text: str) -> None:
+    """``client`` says ``text`` (again after a pause when the chat's budget refuses it); the page shows it."""
+    for _ in range(30):
+        client.send({"v": 1, "type": "chat", "text": text})
+        while True:
+            m = client.recv()
+            if m["type"] == "chat" and m["line"]["text"] == " ".join(text.split()):  # as the server cleans it
+                page.wait_for_selector(f"[data-testid=chat-log] li >> text={text[:12]}", state="attached")
+                return
+            if m["type"] == "error" and str(m.get("code", "")).startswith("chat_"):
+                page.wait_for_timeout(1100)
+                break
+    raise AssertionError(f"the chat never took {text[:20]!r}")
+
+
+CHAT_AT_END = """() => { const l = document.querySelector('[data-testid=chat-log]');
+  return l.scrollHeight > l.clientHeight && l.scrollTop + l.clientHeight >= l.scrollHeight - 2; }"""
+
+
+def test_the_chat_scrolls_to_its_newest_line_unless_the_reader_scrolled_up(browser: Any, tmp_path: Any) -> None:
+    from .conftest import Client, token_of
+
+    srv = ServerProc(f"sqlite:///{tmp_path / 'chat.db'}", bot_delay=0.05).start()
+    try:
+        t = srv.create([{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bo"}], seed=2)
+        page = browser.new_context(viewport=DESKTOP).new_page()
+        page.goto(srv.url + t["seats"][0]["invite"])
+        page.wait_for_selector("[data-testid=chat-log]")
+        bo = Client(srv.ws_url)
+        bo.hello(t["id"], token_of(t, 1))
+        for i in range(10):  # long lines: the chat overflows after a few
+            say(bo, page, f"line {i:02} " + "words of a long line " * 12)
+        page.wait_for_function(CHAT_AT_END)
+        last = page.locator("[data-testid=chat-log] li").last
+        assert "line 09" in last.inner_text()
+        log = page.locator("[data-testid=chat-log]").bounding_box()
+        box = last.bounding_box()
+        assert log is not None and box is not None and log["y"] <= box["y"] and box["y"] + box["height"] <= log["y"] + log["height"] + 1
+        page.evaluate("document.querySelector('[data-testid=chat-log]').scrollTop = 0")  # the reader scrolls up
+        page.wait_for_timeout(100)  # (the scroll event)
+        say(bo, page, "line 10, while Ann reads the first ones")
+        page.wait_for_timeout(100)
+        assert page.evaluate("document.querySelector('[data-testid=chat-log]').scrollTop") == 0  # left where she was
+        page.fill("[data-testid=chat-input]", "my own line")  # her own line: shown, at the end
+        page.press("[data-testid=chat-input]", "Enter")
+        page.wait_for_selector("[data-testid=chat-log] li >> text=my own line", state="attached")
+        page.wait_for_function(CHAT_AT_END)
+        bo.close()
+    finally:
+        srv.stop()
+
+
+def test_on_my_turn_the_chat_keeps_its_room_and_mute_stays_clear_of_the_hand(browser: Any, tmp_path: Any) -> None:
+    srv = ServerProc(f"sqlite:///{tmp_path / 'room.db'}", bot_delay=0.05).start()
+    try:
+        t = srv.create([{"kind": "human", "name": "Ann"}, {"kind": "human", "name": "Bo"}], seed=2)
+        for vp in (DESKTOP, {"width": 1280, "height": 720}):
+            page = browser.new_context(viewport=vp).new_page()
+            for seat in (0, 1):  # whichever seat is to move
+                page.goto(srv.url + t["seats"][seat]["invite"])
+                page.wait_for_selector("[data-testid=chat-log]")
+                page.wait_for_timeout(300)
+                if page.evaluate("document.body.dataset.decision"):
+                    break
+            assert page.evaluate("document.body.dataset.decision") == "action"
+            log = page.locator("[data-testid=chat-log]").bounding_box()
+            line = page.evaluate("parseFloat(getComputedStyle(document.querySelector('[data-testid=chat-log]')).fontSize)")
+            assert log is not None and log["height"] >= 6 * line, (vp, log, line)  # six lines or more
+            mute = page.locator("details.mute summary").bounding_box()
+            hand = page.locator("section.me").bounding_box()
+            assert mute is not None and hand is not None
+            apart = (mute["y"] + mute["height"] <= hand["y"] or mute["x"] >= hand["x"] + hand["width"]
+                     or mute["x"] + mute["width"] <= hand["x"])
+            assert apart and mute["y"] + mute["height"] <= vp["height"], (vp, mute, hand)  # not under the hand
+            page.click("details.mute summary", timeout=5000)  # nothing covers it: it opens
+            page.wait_for_selector("[data-testid=mute-spectators]")
+            page.context.close()
+    finally:
+        srv.stop()
+
+
+TAP_TARGETS = """() => {
+  const small = [];
+  const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]:not([tabindex="-1"])';
+  for (const el of document.querySelectorAll(sel)) {
+    if (el.closest('.sr-only') || el.closest('details:not([open]) > :not(summary)')) continue;
+    const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+    if (!r.width || !r.height || cs.visibility === 'hidden' || cs.display === 'none') continue;
+    if (r.width < 43.5 || r.height < 43.5)
+      small.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.dataset.testid ? '[' + el.dataset.testid + ']' : ''}`
+        + ` "${(el.textContent || el.value || '').trim().slice(0, 24)}" ${Math.round(r.width)}x${Math.round(r.height)}`);
+  }
+  return small;
+}"""
+
+
+def tap_targets(page: Any, where: str) -> list[str]:
+    return [f"{where}: {x}" for x in page.evaluate(TAP_TARGETS)]
+
+
+def test_every_tap_target_on_a_phone_is_44_px(browser: Any, tmp_path: Any) -> None:
+    srv = ServerProc(f"sqlite:///{tmp_path / 'tap.db'}", bot_delay=0.02).start()
+    try:
+        found: list[str] = []
+        page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+        srv.create([{"kind": "human", "name": "Cy"}, {"kind": "open"}], name="Waiting")  # "Take a seat"
+        srv.create([{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}], name="Bots", victory_ct=60)
+        page.goto(srv.url + "/")
+        page.wait_for_selector("[data-testid=open-tables] a >> text=watch")
+        page.wait_for_selector("[data-testid=take-seat]")
+        found += tap_targets(page, "lobby")
+        page.click("[data-testid=create-table]")  # the links of a new table
+        page.wait_for_selector("[data-testid=created]")
+        found += tap_targets(page, "lobby, a table made")
+        t = srv.create([{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}], victory_ct=4, seed=2)
+        page.goto(srv.url + t["seats"][0]["invite"])
+        page.wait_for_selector("[data-testid=decision][data-kind=action]")
+        page.click("details.mute summary")
+        page.wait_for_selector("[data-testid=mute-spectators]")
+        found += tap_targets(page, "table")
+        page.click("details.menu summary")
+        page.wait_for_selector("[data-testid=new-invite]")
+        found += tap_targets(page, "settings")
+        page.click("details.menu summary")
+        play_out(page, "tap")
+        page.wait_for_selector("[data-testid=winner]")
+        found += tap_targets(page, "end")
+        assert found == [], "\n".join(found)
+    finally:
+        srv.stop()

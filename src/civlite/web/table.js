@@ -4,6 +4,7 @@
 import {
   html, Name, Card, Cards, Icon, ICONS, META, suitIndex, suitName, suitOf, clean, sentence, sentenceText, plural, list, api,
 } from "./ui.js";
+import { useRef, useLayoutEffect } from "./vendor/htm-preact.js";
 import { ReviewButton, ReviewPanel, ReplayMark, HintButton } from "./review.js";
 import { mutes, isMuted, adoptOld, loadMutes, toggleMute, hideSpectators, setHideSpectators } from "./mutes.js";
 
@@ -222,6 +223,7 @@ export class TableConn {
         this.say(m.text);
         break;
       case "chat":
+        if (m.line.seat !== null && m.line.seat === this.seat) this.chatToEnd = true; // my own line
         this.chat.push(m.line);
         if (this.chat.length > 200) this.chat.splice(0, this.chat.length - 200);
         break;
@@ -287,6 +289,7 @@ export class TableConn {
     const t = text.trim();
     if (!t) return;
     this.chatError = "";
+    this.chatToEnd = true; // the sender sees the chat's end, their line coming in
     const msg = { v: PROTOCOL, type: "chat", text: t };
     if (this.seat === null) { // a spectator speaks under its profile's name, if it has one
       try { msg.name = JSON.parse(localStorage.getItem("civlite.profile") || "null")?.name || null; } catch (e) { msg.name = null; }
@@ -480,8 +483,18 @@ function WaitingRoom({ conn }) {
 }
 
 /** The table's chat: lines as text only (never HTML), names isolated; muted players' lines hidden
- *  (mutes kept with the profile, or on this device without one). */
+ *  (mutes kept with the profile, or on this device without one). It keeps its newest line in
+ *  view, unless the reader has scrolled up to read older ones (then it stays where they are,
+ *  until they send a line or scroll back down). */
 function ChatBox({ conn }) {
+  const logRef = useRef(null);
+  const atEnd = useRef(true); // the reader is at the newest line
+  useLayoutEffect(() => {
+    const l = logRef.current;
+    if (l && (atEnd.current || conn.chatToEnd)) { l.scrollTop = l.scrollHeight; atEnd.current = true; }
+    conn.chatToEnd = false;
+  });
+  const onScroll = (e) => { const l = e.currentTarget; atEnd.current = l.scrollTop + l.clientHeight >= l.scrollHeight - 8; };
   const seats = conn.table.seats;
   const hideW = conn.seat !== null && hideSpectators(); // a player's setting, for every table
   const shown = conn.chat.filter((l) => !(l.seat === null && hideW) && !isMuted(conn.id, seats, l.seat));
@@ -495,7 +508,7 @@ function ChatBox({ conn }) {
   };
   return html`<section class="chat" aria-labelledby="chat-h" data-testid="chat">
     <h2 id="chat-h">Chat${conn.table.chat === "players" ? html` <span class="muted">(players only: spectators talk among themselves)</span>` : ""}</h2>
-    <ol class="chatlog" data-testid="chat-log" tabindex="0" aria-live="polite" aria-relevant="additions" aria-label="chat messages">${shown.slice(-100).map((l) => html`<li key=${l.n}
+    <ol class="chatlog" data-testid="chat-log" ref=${logRef} onScroll=${onScroll} tabindex="0" aria-live="polite" aria-relevant="additions" aria-label="chat messages">${shown.slice(-100).map((l) => html`<li key=${l.n}
         data-seat=${l.seat === null ? "" : l.seat}><b><${Name} name=${l.name} you=${l.seat !== null && l.seat === conn.seat} /></b>${l.seat === null ? html`<span class="muted"> (watching)</span>` : ""}${": "}<span class="chat-text">${l.text}</span></li>`)}</ol>
     ${hidden ? html`<p class="muted" data-testid="chat-hidden">${plural(hidden, "line")} from muted players hidden${hideW ? " (spectators' too: see Settings)" : ""}.</p>` : ""}
     <form class="chatform" onSubmit=${submit}>
