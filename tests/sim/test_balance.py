@@ -111,6 +111,11 @@ def test_the_balance_matrix_on_a_small_run(tmp_path: Path) -> None:
     again = _run("balance", "--players", "2,3", "--skills", "random,heuristic", "--games", "12", "--workers", "1",
                  "--edge", "40", "--out", str(out), "--resume")
     assert again.exit_code == 0 and json.loads((out / "matrix.json").read_text())["cells"] == doc["cells"]
+    cmp = _run("compare", str(out), str(out / "p3"), "--out", str(tmp_path / "cmp"))  # the matrix against one count
+    assert cmp.exit_code == 0, cmp.output
+    assert "| 3 | heuristic | 2 |" in cmp.stdout and "\n| 2 |" not in cmp.stdout
+    res = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert len(res["rows"]) == 6 and all(r["diff"] == 0 for r in res["rows"]) and res["only_a"]
 
 
 def test_verdicts() -> None:

@@ -98,3 +98,15 @@ def test_compare_refuses_different_player_counts_unless_forced(tmp_path: Path) -
     assert "Warning" in (tmp_path / "c" / "compare.html").read_text()
     same = compare_runs(tmp_path / "two", tmp_path / "two")
     assert same["warning"] is None and "win rate: seat 0" in [row["metric"] for row in same["rows"]]
+
+
+def test_compare_table_reads_at_80_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    simulate(SimConfig(bots=("heuristic",), players=2, games=6, seed=1), out=tmp_path / "a", workers=1)
+    simulate(SimConfig(bots=("heuristic",), players=2, games=6, seed=2), out=tmp_path / "b", workers=1)
+    r = CliRunner().invoke(app, ["compare", str(tmp_path / "a"), str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert max(len(ln) for ln in lines) <= 80
+    rows = [ln for ln in lines if " uses " in ln or "win rate: seat" in ln]
+    assert rows and all("(" in ln and " to " in ln for ln in rows), [ln for ln in rows if " to " not in ln]

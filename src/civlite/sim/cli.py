@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -187,9 +188,25 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
     if not 0 < edge < 50:
         raise fail(f"--edge must be between 0 and 50 points, got {edge:g}")
 
+    from .compare_matrix import compare_balance, compare_balance_md, is_balance_dir
+
+    if is_balance_dir(run_a) and is_balance_dir(run_b):  # two balance reports: cell by cell
+        try:
+            cmp = compare_balance(run_a, run_b, correction if correction != "none" else "none")
+            md = compare_balance_md(cmp)
+            if out is not None:
+                check_out(out, fail=fail, may_hold=True)
+                (out / "compare.md").write_text(md, encoding="utf-8")
+                (out / "compare.json").write_text(json.dumps(cmp, indent=1) + "\n", encoding="utf-8")
+        except (ValueError, KeyError) as e:
+            raise fail(str(e)) from None
+        except OSError as e:
+            raise fail(f"--out {out}: {e.strerror or e}") from None
+        sys.stdout.write(json.dumps(cmp) + "\n" if json_out else md)
+        return
     for r in (run_a, run_b):
         if not (r / "summary.json").exists():
-            raise fail(f"{r}: no summary.json (is it a directory written by civlite sim?)")
+            raise fail(f"{r}: no summary.json (is it a directory written by civlite sim, or by civlite balance?)")
     if out is not None:
         check_out(out, fail=fail, may_hold=True)
     try:
@@ -209,17 +226,23 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
                   soft_wrap=True)
     if res["rules_diff"]:
         con.print("rule-set differences: " + "; ".join(res["rules_diff"]), highlight=False)
-    t = Table(title=f"A: {run_a} ({res['a']['games']} games)   B: {run_b} ({res['b']['games']} games)")
-    for col in ("metric", "A", "B", "B − A", "95% CI", "p", "p adj", "significant", "games to detect"):
-        t.add_column(col, justify="left" if col == "metric" else "right")
+    con.print(f"A: {run_a} ({res['a']['games']} games); B: {run_b} ({res['b']['games']} games)", highlight=False)
+    # five columns that fit 80 characters; the raw p and the games to detect are in --json and --out
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    t.add_column("metric", justify="left", overflow="fold", max_width=30)
+    for col in ("A", "B", "B − A (95% CI)", f"p {res['correction']}"):
+        t.add_column(col, justify="right", no_wrap=True)
     for r in res["rows"]:
         style = "bold yellow" if r["significant"] else None
-        t.add_row(r["metric"], fmt(r, "a"), fmt(r, "b"), fmt(r, "diff"), ci_text(r), f"{r['p']:.3g}",
-                  f"{r['p_adj']:.3g}", "yes" if r["significant"] else "",
-                  str(r["games_to_detect"] or ""), style=style)
+        lo, hi = ci_text(r).split(" … ")
+        metric = r["metric"].replace(": activations per game", " uses").replace(": win rate when used",
+                                                                                 " win% if used")
+        t.add_row(metric, fmt(r, "a"), fmt(r, "b"), f"{fmt(r, 'diff').removesuffix(' pts')} ({lo} to {hi})",
+                  f"{r['p_adj']:.2g}" + (" *" if r["significant"] else "  "), style=style)
     con.print(t)
     pw = res["power"]
-    con.print(f"significance after {res['correction']} correction over {len(res['rows'])} tests (alpha {res['alpha']}); "
+    con.print(f"*: significant after {res['correction']} correction over {len(res['rows'])} tests (alpha {res['alpha']}); "
+              "rates in percent, changes in points; uses: activations per game; "
               f"a first-seat edge of {pw['edge_points']:g} points takes {pw['games_one_run']} games to detect in one run, "
               f"{pw['games_per_run_two_runs']} games per run to tell two runs apart (80% power)", highlight=False)
 
