@@ -828,3 +828,31 @@ def test_every_tap_target_on_a_phone_is_44_px(browser: Any, tmp_path: Any) -> No
         assert found == [], "\n".join(found)
     finally:
         srv.stop()
+
+
+def test_the_waiting_room_does_not_say_your_turn_before_the_game_starts(browser: Any, tmp_path: Any) -> None:
+    import httpx
+
+    srv = ServerProc(f"sqlite:///{tmp_path / 'wait.db'}", bot_delay=0.05).start()
+    try:
+        for seed in range(2, 12):  # a deal where Ann, waiting, would have the first move
+            t = srv.create([{"kind": "human", "name": "Ann"}, {"kind": "open"}], seed=seed)
+            page = browser.new_context(viewport=PHONE).new_page()
+            page.goto(srv.url + t["seats"][0]["invite"])
+            page.wait_for_selector("[data-testid=waiting-room]")
+            page.wait_for_timeout(300)
+            assert "Your turn" not in page.inner_text("[data-testid=live]")
+            assert "Your move" not in page.title() and not page.evaluate("document.body.dataset.decision")
+            r = httpx.post(f"{srv.url}/api/tables/{t['id']}/take", json={"name": "Bo"}, timeout=10)
+            assert r.status_code == 200, r.text
+            page.wait_for_selector("[data-testid=table]")
+            page.wait_for_timeout(300)
+            if page.evaluate("document.body.dataset.decision"):  # Ann's move: now it is said
+                page.wait_for_function("document.querySelector('[data-testid=live]').textContent.includes('Your turn')")
+                assert "Your move" in page.title()
+                break
+            page.context.close()
+        else:
+            raise AssertionError("no deal of seeds 2-11 gave Ann the first move")
+    finally:
+        srv.stop()

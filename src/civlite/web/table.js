@@ -272,7 +272,10 @@ export class TableConn {
     this.flashTimer = setTimeout(() => { this.flash.clear(); this.delta.clear(); this.newDiscard.clear(); this.draw(); }, 2600);
   }
 
-  mine() { return !!(this.choices && this.choices.kind && this.seat !== null && !this.state?.over); }
+  /** This seat has a decision to make now (never while the table waits for its players). */
+  mine() {
+    return !!(this.choices && this.choices.kind && this.seat !== null && !this.state?.over && this.table?.status !== "waiting");
+  }
 
   /** It has just become this seat's turn: a chime and a notification, if the player turned them on. */
   tell() {
