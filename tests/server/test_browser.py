@@ -856,3 +856,23 @@ def test_the_waiting_room_does_not_say_your_turn_before_the_game_starts(browser:
             raise AssertionError("no deal of seeds 2-11 gave Ann the first move")
     finally:
         srv.stop()
+
+
+def test_the_tutorial_coach_notes_survive_a_reload(browser: Any, tmp_path: Any) -> None:
+    srv = ServerProc(f"sqlite:///{tmp_path / 'coach.db'}", bot_delay=0.05).start()
+    try:
+        page = browser.new_context(viewport=DESKTOP).new_page()
+        page.goto(srv.url + "/")
+        page.click("[data-testid=tutorial-start]")
+        page.wait_for_selector("[data-testid=coach] li")
+        page.wait_for_timeout(300)
+        notes = page.eval_on_selector_all("[data-testid=coach] li", "els => els.map(e => e.dataset.note)")
+        assert notes
+        page.reload()
+        page.wait_for_selector("[data-testid=table]")
+        page.wait_for_selector("[data-testid=coach] li")
+        page.wait_for_timeout(300)
+        again = page.eval_on_selector_all("[data-testid=coach] li", "els => els.map(e => e.dataset.note)")
+        assert again[-len(notes):] == notes, (notes, again)
+    finally:
+        srv.stop()

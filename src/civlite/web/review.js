@@ -200,15 +200,30 @@ export function TutorialEntry({ rememberSeat, route }) {
 }
 const TUTORIAL = { error: "" };
 
+/** The coach's notes shown at a tutorial seat, kept by this browser: the server says each note
+ *  once, so a reload shows them again from here. */
+const coachKey = (conn) => `civlite.coach.${conn.id}.${conn.seat}`;
+const COACH_KEPT = 40;
+function keptNotes(conn) {
+  try {
+    const a = JSON.parse(localStorage.getItem(coachKey(conn)) || "[]");
+    return Array.isArray(a) ? a.filter((n) => n && typeof n.key === "string" && typeof n.text === "string") : [];
+  } catch (e) { return []; }
+}
+
 /** At a tutorial table: the coach's notes so far, newest first; asked for at each new decision. */
 export function CoachNotes({ conn }) {
   if (!(conn.table?.practice && conn.table?.name === "Tutorial" && conn.token)) return "";
-  conn.coach = conn.coach || { asked: -1, notes: [] };
+  conn.coach = conn.coach || { asked: -1, notes: keptNotes(conn) };
   const c = conn.coach;
   if (c.asked !== conn.decision) {
     c.asked = conn.decision;
     api(`/api/tables/${conn.id}/coach`, { token: conn.token }).then((out) => {
-      if (out.notes.length) { c.notes = [...out.notes.reverse(), ...c.notes]; conn.draw(); }
+      if (!out.notes.length) return;
+      const seen = new Set(c.notes.map((n) => n.key));
+      c.notes = [...out.notes.reverse().filter((n) => !seen.has(n.key)), ...c.notes].slice(0, COACH_KEPT);
+      try { localStorage.setItem(coachKey(conn), JSON.stringify(c.notes)); } catch (e) { /* storage full: this page still shows them */ }
+      conn.draw();
     }).catch(() => {});
   }
   if (!c.notes.length) return "";
