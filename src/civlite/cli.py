@@ -470,6 +470,18 @@ def balance(
 
 
 @app.command()
+def cards(
+    file: Annotated[Optional[Path], typer.Argument(help="rule-set TOML (default: the standard rules)")] = None,
+    out: Annotated[Path, typer.Option(help="the PDF to write")] = Path("deck.pdf"),
+    paper: Annotated[str, typer.Option(help="a4 or letter")] = "a4",
+) -> None:
+    """Print-and-play: every card of the rule set's deck (name, suit, both abilities) and a rules summary, as a PDF."""
+    from .sim import cli as simcli
+
+    simcli.cards_command(rules=load_rules(file), out=out, paper=paper, fail=_fail)
+
+
+@app.command()
 def sweep(
     param: Annotated[str, typer.Option(help="rule path and values: victory_ct=12..24:4, basic.W.cards=1,2, "
                                             "start_ct=[0,0],[0,1], advanced.M.effects='steal_cards 3|steal_cards 4'")],

@@ -247,6 +247,27 @@ def compare_command(run_a: Path, run_b: Path, out: Path | None, json_out: bool, 
               f"{pw['games_per_run_two_runs']} games per run to tell two runs apart (80% power)", highlight=False)
 
 
+def cards_command(*, rules: RuleSet, out: Path, paper: str, fail: Fail) -> None:
+    """``civlite cards``: the print-and-play deck of a rule set as a PDF."""
+    try:
+        from .deck_pdf import PAGES, write_deck_pdf
+    except ImportError as e:  # pragma: no cover - fpdf2 comes with the sim extra
+        raise fail(f"cards needs fpdf2: pip install 'civlite[sim]' ({e})") from None
+    if paper.lower() not in PAGES:
+        raise fail(f"--paper must be one of {', '.join(PAGES)}, got {paper!r}")
+    if out.exists() and out.is_dir():
+        raise fail(f"--out {out}: is a directory, not a file")
+    try:
+        res = write_deck_pdf(rules, out, paper.lower())
+    except ImportError as e:
+        raise fail(f"cards needs fpdf2: pip install 'civlite[sim]' ({e})") from None
+    except OSError as e:
+        raise fail(f"--out {out}: {e.strerror or e}") from None
+    Console(stderr=True, markup=False).print(
+        f"{res['cards']} cards on {res['pages'] - 1} sheets ({res['per_page']} a sheet) and a rules summary page "
+        f"-> {out}", highlight=False)
+
+
 def sweep_command(*, param: str, bots: str, players: int, games: int, seed: int, rules: RuleSet,
                   workers: int | None, backend: str, out: Path, json_out: bool, fail: Fail,
                   force: bool = False) -> None:
