@@ -876,3 +876,33 @@ def test_the_tutorial_coach_notes_survive_a_reload(browser: Any, tmp_path: Any) 
         assert again[-len(notes):] == notes, (notes, again)
     finally:
         srv.stop()
+
+
+def test_a_profile_whose_key_was_replaced_elsewhere_is_signed_out_here(browser: Any, tmp_path: Any) -> None:
+    import json
+
+    import httpx
+
+    srv = ServerProc(f"sqlite:///{tmp_path / 'key.db'}", bot_delay=0.05).start()
+    try:
+        made = httpx.post(srv.url + "/api/profiles", json={"name": "Ann"}, timeout=10)
+        assert made.status_code == 201, made.text
+        p = made.json()
+        page = browser.new_context(viewport=DESKTOP).new_page()
+        page.goto(srv.url + "/")
+        page.evaluate("p => localStorage.setItem('civlite.profile', p)",
+                      json.dumps({"id": p["id"], "name": p["name"], "key": p["key"]}))
+        page.reload()
+        page.wait_for_selector("[data-testid=profile-link] >> text=Ann")
+        assert not page.locator("[data-testid=signed-out]").count()
+        # another device makes a new key: the old one stops working everywhere
+        assert httpx.post(srv.url + "/api/profiles/me/key", json={"key": p["key"]}, timeout=10).status_code == 200
+        page.reload()
+        page.wait_for_selector("[data-testid=signed-out]")
+        assert page.evaluate("localStorage.getItem('civlite.profile')") is None
+        page.wait_for_selector("[data-testid=profile-link] >> text=Make a profile")
+        page.click("[data-testid=profile-link]")  # the profile page says so too, and offers a new profile
+        page.wait_for_selector("[data-testid=profile-page] [data-testid=signed-out]")
+        page.wait_for_selector("[data-testid=make-profile]")
+    finally:
+        srv.stop()

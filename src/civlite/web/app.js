@@ -1,7 +1,7 @@
 // Civ Lite: Ancients — browser client (plain ES modules, no build step, works offline).
 // The page is drawn with Preact + htm (vendored, one file): updates change the page in place,
 // so keyboard focus stays where it was. Everything shown comes from the server's messages.
-import { html, render, api, setMeta, META, Name, clean } from "./ui.js";
+import { html, render, api, setMeta, META, Name, clean, SignedOutNotice } from "./ui.js";
 import { TableConn, TableScreen } from "./table.js";
 import { TutorialEntry } from "./review.js";
 import { myProfile, ProfilePage, PublicProfile, Leaderboard, restore, resetPages } from "./community.js";
@@ -80,6 +80,7 @@ function Lobby() {
   };
   return html`<div class="lobby">
     <h1 class="lobby-h" data-testid="lobby-h">Lobby: start a table, or join one</h1>
+    <${SignedOutNotice} />
     <p class="lobby-me">${prof ? html`Playing as <a href="/profile" data-nav data-testid="profile-link"><${Name} name=${prof.name} /></a>`
       : html`<a href="/profile" data-nav data-testid="profile-link">Make a profile</a> (for rated tables)`} · <a href="/leaderboard" data-nav>Leaderboard</a></p>
     <${TutorialEntry} rememberSeat=${rememberSeat} route=${route} />
@@ -264,4 +265,7 @@ document.addEventListener("click", (e) => {
     return;
   }
   route();
+  // a profile whose key was replaced on another device is signed out here (api() forgets it)
+  const prof = myProfile();
+  if (prof) api("/api/profiles/me", { key: prof.key }).catch((e) => { if (e.code === "bad_key") draw(); });
 })();

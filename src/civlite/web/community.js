@@ -1,6 +1,6 @@
 // Around the table: your profile (a name and a secret key kept by this browser), its restore
 // link, a player's public page (games and rating history) and the leaderboard.
-import { html, api, Name, clean } from "./ui.js";
+import { html, api, Name, clean, clearSignedOut, SignedOutNotice } from "./ui.js";
 import { mutes, loadMutes } from "./mutes.js";
 
 const KEY = "civlite.profile";
@@ -9,7 +9,7 @@ const KEY = "civlite.profile";
 export function myProfile() {
   try { const p = JSON.parse(localStorage.getItem(KEY) || "null"); return p && p.key ? p : null; } catch (e) { return null; }
 }
-export function keepProfile(p) { localStorage.setItem(KEY, JSON.stringify({ id: p.id, name: p.name, key: p.key })); }
+export function keepProfile(p) { localStorage.setItem(KEY, JSON.stringify({ id: p.id, name: p.name, key: p.key })); clearSignedOut(); }
 export function forgetProfile() { localStorage.removeItem(KEY); }
 
 const page = { me: null, error: "", newName: "", shown: null, board: null, restored: "" };
@@ -44,6 +44,7 @@ export function ProfilePage({ redraw }) {
   const abs = (path) => location.origin + path;
   return html`<div class="pagecol" data-testid="profile-page">
     <h1 id="profile-h" tabindex="-1">Your profile</h1>
+    <${SignedOutNotice} />
     ${p && page.me ? html`<section class="panel" aria-labelledby="me-h">
         <h2 id="me-h"><${Name} name=${page.me.name} /></h2>
         <p>Rating <b data-testid="my-rating">${fmt(page.me.rating)}</b> · ${page.me.games} rated ${page.me.games === 1 ? "game" : "games"}

@@ -103,13 +103,41 @@ export function plainError(detail, status) {
   return `The server answered ${status || "with an error"}.`;
 }
 
+const PROFILE = "civlite.profile";
+const SIGNED_OUT = "civlite.signedOut";
+const storedKey = () => { try { return JSON.parse(localStorage.getItem(PROFILE) || "null")?.key || null; } catch (e) { return null; } };
+
+/** Whether this browser's profile was signed out because its key was replaced on another device. */
+export const signedOut = () => sessionStorage.getItem(SIGNED_OUT) === "1";
+export function clearSignedOut() { sessionStorage.removeItem(SIGNED_OUT); }
+
+/** The server's JSON answer to a GET (no ``body``) or a POST of ``body``; an error says why, with
+ *  the server's ``code`` and the HTTP ``status``. When the server refuses this browser's stored
+ *  profile key as replaced (``bad_key``: it was rotated on another device), the profile is
+ *  forgotten here and the pages say so. */
 export async function api(path, body) {
   const r = await fetch(path, body === undefined ? {} : {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
   });
   const data = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(plainError(data.detail ?? data.message, r.status));
+  if (!r.ok) {
+    const key = storedKey();
+    if (data.code === "bad_key" && key && body && (body.key === key || body.profile === key)) {
+      localStorage.removeItem(PROFILE);
+      sessionStorage.setItem(SIGNED_OUT, "1");
+    }
+    const err = new Error(plainError(data.detail ?? data.message, r.status));
+    err.code = data.code; err.status = r.status;
+    throw err;
+  }
   return data;
+}
+
+/** The notice of a profile signed out here (its key replaced on another device), or nothing. */
+export function SignedOutNotice() {
+  if (!signedOut() || storedKey()) return "";
+  return html`<p class="notice" role="status" data-testid="signed-out">You were signed out of your profile on this device:
+    its key was replaced on another device. Open its new restore link here to use it again.</p>`;
 }
 
 /** One log line as sentence parts: the rule cited ("R5"), then the text with every "seat N" replaced
