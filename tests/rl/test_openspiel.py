@@ -133,13 +133,8 @@ def test_each_drawn_card_is_a_chance_node() -> None:
     assert len(_game(s).hands[1]) == 7
 
 
-def test_an_action_paused_at_chance_runs_once_and_its_copies_replay_alike() -> None:
-    """The rise draws two cards: the action pauses at each (in a fiber) and is applied once;
-    a clone or a pickled copy made between the draws replays it, and all end alike."""
-    import gc
-    import pickle
-
-    game = _load(2)
+def _paused_at_second_draw(game: Any) -> tuple[Any, int]:
+    """A state whose turn ended (seat 1 rises and draws 2), after the first draw's outcome (returned)."""
     s = game.new_initial_state()
     while s.is_chance_node():
         s.apply_action(s.chance_outcomes()[-1][0])
@@ -147,6 +142,17 @@ def test_an_action_paused_at_chance_runs_once_and_its_copies_replay_alike() -> N
     s.apply_action(0)  # the turn ends: seat 1 rises and draws 2
     first = s.chance_outcomes()[3][0]
     s.apply_action(first)
+    return s, first
+
+
+def test_an_action_paused_at_chance_runs_once_and_its_copies_replay_alike() -> None:
+    """The rise draws two cards: the action pauses at each (in a fiber) and is applied once;
+    a clone or a pickled copy made between the draws replays it, and all end alike."""
+    import gc
+    import pickle
+
+    game = _load(2)
+    s, first = _paused_at_second_draw(game)
     assert s.is_chance_node() and s.core.fiber is not None  # paused at the second draw
     copies = [s.clone(), game.deserialize_state(s.serialize())]
     core = pickle.loads(pickle.dumps(s.core))
@@ -507,13 +513,7 @@ def test_a_state_paused_in_one_thread_resumes_in_another() -> None:
     replays its action there, and ends as the same state resumed where it paused."""
     import threading
 
-    game = _load(2)
-    s = game.new_initial_state()
-    while s.is_chance_node():
-        s.apply_action(s.chance_outcomes()[-1][0])
-    s.apply_action(0)
-    s.apply_action(0)  # the turn ends: seat 1 rises and draws 2
-    s.apply_action(s.chance_outcomes()[3][0])
+    s, _ = _paused_at_second_draw(_load(2))
     assert s.core.fiber is not None  # paused at the second draw
     twin = s.clone()
     second = s.chance_outcomes()[-1][0]

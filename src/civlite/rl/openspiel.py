@@ -44,9 +44,10 @@ never copied. The game before a paused action (for the views and strings of a ch
 node, and for its copies) is rebuilt when asked: a state keeps a snapshot at an earlier
 decision (at most :data:`SNAPSHOT_EVERY` actions back), shared by its copies and never
 changed, and the actions since with their chance outcomes, and replays them on a copy of
-the snapshot (which then becomes the snapshot). A copy of a paused state (``clone()``, pickling) has no fiber: its next
-outcome replays the action on the game before it, with the script so far, in a fiber of
-its own. An action the engine refuses (an illegal one) changes nothing.
+the snapshot (which then becomes the snapshot). A copy of a paused state (``clone()``,
+pickling) has no fiber: its next outcome replays the action on the game before it, with
+the script so far, in a fiber of its own. An action the engine refuses (an illegal one)
+changes nothing.
 
 **Information states** are at suit level, since cards of one suit are identical in
 play (R1.2) and the actions name suits: histories that differ only in which card of
@@ -276,8 +277,9 @@ _POOL = threading.local()
 
 
 def _idle_fibers() -> list[greenlet.greenlet]:
-    pool: list[greenlet.greenlet] | None = getattr(_POOL, "fibers", None)
-    if pool is None:
+    try:
+        pool: list[greenlet.greenlet] = _POOL.fibers
+    except AttributeError:
         pool = _POOL.fibers = []
     return pool
 
@@ -378,9 +380,6 @@ class _Core:
         r = self.cfg.rules
         return min(len(r.deck), r.hand_size * self.cfg.n + r.rise_draw)
 
-    def is_chance(self) -> bool:
-        return self.game is None or self.pending is not None
-
     def view_game(self) -> Game | None:
         """The game at the last decision: before the pending action, if there is one."""
         if self.fiber is None:
@@ -445,25 +444,17 @@ class _Core:
         # a copy (or a foreign fiber's state): replay the action on the game before it, in a fiber
         g = self.game
         assert g is not None
-        if self.root is None:
-            self.root = g.clone_fast(_UNUSED_RNG)
-            self.tail = None
-        g.chance = _SampledChance(self.path) if self.cfg.sampled else _ScriptedChance(self.script)
+        self._arm(g, self.path)
         self._run(g, self.pending)
 
     def apply_player(self, aid: int) -> None:
         g = self.game
         assert g is not None and self.pending is None
-        tail = self.tail
-        if self.root is None or (tail is not None and tail[3] >= SNAPSHOT_EVERY):
-            # a new snapshot (a state made by hand, unpickled or resampled has none yet)
-            self.root = g.clone_fast(_UNUSED_RNG)
-            self.tail = None
         path = self.path
         self.path = hash((path, aid))
         self.pending = aid
         self.script = []
-        g.chance = _SampledChance() if self.cfg.sampled else _ScriptedChance(self.script)
+        self._arm(g, None)
         try:
             self._run(g, aid)
         except Exception:  # refused before any change (an illegal action): the state is as it was
@@ -488,12 +479,19 @@ class _Core:
         self.hands0 = hands
         self.candidates = []
 
+    def _arm(self, g: Game, key: int | None) -> None:
+        """Ready ``g``, the game at the pending action's decision, to run it: a new snapshot if
+        there is none (a state made by hand, unpickled or resampled) or the tail is long, and
+        the chance source (sampled: ``key``, the node's, or None to pause at it; exact: the script)."""
+        tail = self.tail
+        if self.root is None or (tail is not None and tail[3] >= SNAPSHOT_EVERY):
+            self.root = g.clone_fast(_UNUSED_RNG)
+            self.tail = None
+        g.chance = _SampledChance(key) if self.cfg.sampled else _ScriptedChance(self.script)
+
     def _run(self, g: Game, aid: int) -> None:
         """Apply ``aid`` to ``g`` in place, in a fiber that its chance source may pause."""
-        try:
-            pool: list[greenlet.greenlet] = _POOL.fibers
-        except AttributeError:
-            pool = _POOL.fibers = []
+        pool = _idle_fibers()
         fiber = pool.pop() if pool else greenlet.greenlet(_fiber_loop)
         fiber.parent = greenlet.getcurrent()
         self._after(fiber, fiber.switch((g, aid)))
@@ -762,7 +760,7 @@ class CivLiteState(pyspiel.State):  # type: ignore[misc]
         c = self.core
         g = c.game
         if g is None or c.pending is not None:
-            return [0.0] * self.core.cfg.n
+            return [0.0] * c.cfg.n
         return g.returns()
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CivLiteState:
