@@ -155,6 +155,15 @@ def train(best: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: i
 
     n = x.shape[0]
     stats: dict[str, Any] = {"samples": int(n), "shards": len(shards)}
+
+    def agreement() -> float:
+        """How often the network's best move is the search's most visited one."""
+        with torch.no_grad():
+            logits, _ = forward(x)
+            mine = logits.masked_fill(~mask, -1e9).argmax(-1)
+        return round(float((mine == pi.argmax(-1)).float().mean()), 4)
+
+    stats["agreement_before"] = agreement()
     for epoch in range(args.epochs):
         perm = torch.randperm(n, generator=gen)
         tot_ce = tot_v = 0.0
@@ -171,6 +180,7 @@ def train(best: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: i
             tot_ce += ce.item() * len(idx)
             tot_v += vl.item() * len(idx)
         stats[f"epoch{epoch}"] = {"cross_entropy": round(tot_ce / max(1, n), 4), "value_bce": round(tot_v / max(1, n), 4)}
+    stats["agreement_after"] = agreement()
     arrays = {k: p.detach().numpy().copy() for k, p in params.items()}
     return ExpertNet(arrays, {**best.meta, "trainer": "examples/expert_iteration.py"}), stats
 
