@@ -140,3 +140,13 @@ def test_sweep_over_player_counts(tmp_path: Path) -> None:
     assert (out / "players=3" / "summary.json").exists() and (out / "sweep.png").exists()
     bad = _run("sweep", "--param", "players=2,9", "--out", str(tmp_path / "bad"))
     assert bad.exit_code == 2 and "2 to 8" in bad.stderr
+
+
+def test_a_histogram_title_says_what_a_bar_holds() -> None:
+    from civlite.sim.charts import data_limits
+    from civlite.sim.report import _bar_width
+
+    assert _bar_width(int_bins([20, 40, 79])) == "turn (one bar each)"  # 60 numbers: one a bar
+    assert _bar_width(int_bins([20, 40, 80])) == "2 turns (one bar each)"  # 61: two a bar, and the title says so
+    lo, hi = data_limits([12.5, 22.0], include=[16.7])
+    assert 11 < lo < 12.5 and 22 < hi < 23.5  # the axis follows the data, not 0-100

@@ -165,7 +165,7 @@ def tables_md(doc: dict[str, Any]) -> str:
         out.append(f"| {lv['bot']} | {_pct(s0['win_rate'])} ({_iv(s0['ci95'])}) | "
                    f"{e['points']:+.1f} ({e['ci95'][0]:+.1f} to {e['ci95'][1]:+.1f}){' *' if e['significant'] else ''}"
                    f" | {others} | {lv['draws']} | {ln['turns_p50']:g} ({ln['turns_mean']:.1f}, "
-                   f"{_iv(ln['turns_ci95'], False)}) | {ln['rounds_p50']:g} ({ln['rounds_mean']:.1f}, "
+                   f"{_iv(ln['turns_ci95'], False)}) | {ln['rounds_p50']:.1f} ({ln['rounds_mean']:.1f}, "
                    f"{_iv(ln['rounds_ci95'], False, '.2f')}) |")
     out += ["", "`*`: the interval excludes a fair first seat."]
     out += [f"{lv['bot']} played exactly the games of {lv['same_games_as']} at this player count (the same "
@@ -244,8 +244,9 @@ def _chart(doc: dict[str, Any], path: Path) -> None:
                    label=f"the one in seat {s}")
         ax.axhline(100 / n, color="black", ls="--", lw=0.8, label=f"fair share {100 / n:.0f}%")
         ax.set_xticks(range(len(doc["mixed"])), [f"{t['strong']} ×1\nvs {t['weak']} ×{n - 1}" for t in doc["mixed"]],
-                      fontsize=7)
-        ax.set_ylim(0, 100)
+                      fontsize=7, rotation=30 if len(doc["mixed"]) > 2 else 0, ha="right" if len(doc["mixed"]) > 2 else "center")
+        tops = [100 * t["by_seat"][s]["ci95"][1] for t in doc["mixed"] for s in range(n)]
+        ax.set_ylim(0, max([*tops, 100 / n]) * 1.08)  # bars start at 0; the top follows the data
         ax.set_ylabel("the single seat's win rate (%)")
         ax.set_title("mixed tables: one seat of a later level", fontsize=10)
         legend_outside(ax, fontsize=7)

@@ -154,8 +154,8 @@ def summary_line(summary: dict[str, Any]) -> str:
     t = summary["turns"]
     return (f"wins: {'; '.join(parts)} | seat wins (fair {100 / n:.1f}%) {'; '.join(seats)} | "
             f"draws {summary['draws']} ({100 * int(summary['draws']) / g:.1f}%) | "
-            f"length: median {t['p50']:g} turns ({t['p50'] / n:g} rounds), mean {t['mean']:.1f}, "
-            f"90% within {t['p90']:g}")
+            f"length: median {t['p50']:g} turns ({t['p50'] / n:.1f} rounds), mean {t['mean']:.1f}, "
+            f"90% within {t['p90']:.0f}")
 
 
 def report_command(run: Path, out: Path | None, *, fail: Fail) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .charts import ACCENT, colour, int_bins, integer_ticks, legend_outside, rounds_axis
+from .charts import ACCENT, colour, data_limits, int_bins, integer_ticks, legend_outside, rounds_axis
 from .simulator import load_run
 from .stats import binomial_test, games_to_detect, quantile, tally_abilities, wilson
 
@@ -150,6 +150,12 @@ def _bands(series: dict[str, list[list[int]]]) -> dict[str, dict[str, list[float
     return out
 
 
+def _bar_width(edges: Sequence[float]) -> str:
+    """What one bar of a whole-number histogram holds: ``turn`` or ``2 turns``."""
+    w = round(edges[1] - edges[0]) if len(edges) > 1 else 1
+    return "turn (one bar each)" if w == 1 else f"{w} turns (one bar each)"
+
+
 def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
     import matplotlib
 
@@ -161,19 +167,22 @@ def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
 
     # win rates: seats (and bots, when more than one bot played: in self-play every bot's rate is the
     # fair share by construction, a constant panel), with 95% CIs
-    panels = [(a["seats"], "seat", "win rate per seat (decided games)")]
+    panels = [(a["seats"], "seat", "each seat's share of the decided games (95% CI)")]
     if len(a["bots"]) > 1:
-        panels.insert(0, (a["bots"], "bot", "win rate per bot (per seat played)"))
+        panels.insert(0, (a["bots"], "bot", "each bot's win rate per seat it played (95% CI)"))
     fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels) + 1.5, 3.6), squeeze=False)
     for ax, (rows, key, title) in zip(axes[0], panels, strict=True):
-        labels = [str(r[key]) for r in rows]
-        ps = [r["win_rate"] for r in rows]
-        err = [[max(0.0, p - r["ci95"][0]) for p, r in zip(ps, rows, strict=True)],
-               [max(0.0, r["ci95"][1] - p) for p, r in zip(ps, rows, strict=True)]]
-        ax.bar(range(len(rows)), ps, yerr=err, capsize=4, color=colour(0))
-        ax.axhline(fair, color=ACCENT, ls="--", lw=1, label=f"fair share {fair:.0%}")
-        ax.set_xticks(range(len(rows)), labels, rotation=15, fontsize=8)
-        ax.set_ylim(0, 1)
+        labels = [f"seat {r[key]}" if key == "seat" else str(r[key]) for r in rows]
+        ps = [100 * r["win_rate"] for r in rows]
+        lo = [100 * r["ci95"][0] for r in rows]
+        hi = [100 * r["ci95"][1] for r in rows]
+        err = [[max(0.0, p - x) for p, x in zip(ps, lo, strict=True)], [max(0.0, x - p) for p, x in zip(ps, hi, strict=True)]]
+        ax.errorbar(range(len(rows)), ps, yerr=err, fmt="o", ms=6, capsize=5, color=colour(0), label="win rate")
+        ax.axhline(100 * fair, color=ACCENT, ls="--", lw=1, label=f"fair share {100 * fair:.1f}%")
+        ax.set_xticks(range(len(rows)), labels, rotation=15 if key == "bot" else 0, fontsize=8)
+        ax.set_xlim(-0.6, len(rows) - 0.4)
+        ax.set_ylim(*data_limits(lo + hi, include=[100 * fair]))  # the data's range, not 0-100: 22% vs 12.5% shows
+        ax.set_ylabel("win rate (%)")
         ax.set_title(title, fontsize=10)
         legend_outside(ax)
     fig.tight_layout()
@@ -184,16 +193,17 @@ def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
     n = a["players"]
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
     turns = a["turns"]
+    bins = int_bins(turns) if turns else [0.0, 1.0]
     if turns:
-        ax.hist(turns, bins=int_bins(turns), color=colour(0))
+        ax.hist(turns, bins=bins, color=colour(0))
     ax.axvline(a["length"]["p50"], color=ACCENT, ls="--", lw=1,
-               label=f"median {a['length']['p50']:g} turns\n({a['length']['p50'] / n:g} rounds)")
+               label=f"median {a['length']['p50']:g} turns\n({a['length']['p50'] / n:.1f} rounds)")
     ax.set_xlabel("turns (extra turns counted)")
     ax.set_ylabel("games")
     integer_ticks(ax, "x")
     integer_ticks(ax, "y")
     rounds_axis(ax, n)
-    ax.set_title("game length: one bar per whole number of turns", fontsize=10)
+    ax.set_title(f"game length: games per {_bar_width(bins)}", fontsize=10)
     legend_outside(ax)
     fig.tight_layout()
     files["turns.png"] = out / "turns.png"
@@ -206,10 +216,12 @@ def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
     fig, axes = plt.subplots(1, len(races), figsize=(6.2 * len(races), 3.9), squeeze=False)
     victory = a.get("victory_ct")
     for ax, (race, what) in zip(axes[0], races, strict=True):
+        bands = len(race) < 4  # at 4 seats and more, overlapping bands hide each other: lines only
         for i, (key, r) in enumerate(race.items()):
             xs = list(range(len(r["median"])))
-            ax.plot(xs, r["median"], color=colour(i), label=f"{key} (median)")
-            ax.fill_between(xs, r["q25"], r["q75"], alpha=0.18, color=colour(i))
+            ax.plot(xs, r["median"], color=colour(i), lw=1.6, label=f"{key}")
+            if bands:
+                ax.fill_between(xs, r["q25"], r["q75"], alpha=0.18, color=colour(i))
         if victory:
             ax.axhline(victory, color="grey", ls=":", lw=1, label=f"victory {victory} CT")
         ax.set_xlabel("turn")
@@ -217,7 +229,8 @@ def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
         integer_ticks(ax, "x")
         integer_ticks(ax, "y")
         rounds_axis(ax, n)
-        ax.set_title(f"CT race {what}: median and interquartile range", fontsize=9)
+        ax.set_title(f"CT race {what}: median" + (" and interquartile range" if bands else " CT per turn"),
+                     fontsize=9)
         legend_outside(ax, fontsize=7)
     fig.tight_layout()
     files["ct_race.png"] = out / "ct_race.png"
@@ -230,16 +243,20 @@ def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
     axes[0].barh(range(len(ab)), [r["per_game"] for r in ab], color=colour(0))
     axes[0].set_yticks(range(len(ab)), names, fontsize=8)
     axes[0].invert_yaxis()
-    axes[0].set_title("activations per game", fontsize=10)
+    axes[0].set_title("activations per game (all seats)", fontsize=10)
     wr = [r["win_rate_when_used"] or 0.0 for r in ab]
     err = [[max(0.0, w - r["ci95"][0]) if r["win_rate_when_used"] is not None else 0.0 for w, r in zip(wr, ab, strict=True)],
            [max(0.0, r["ci95"][1] - w) if r["win_rate_when_used"] is not None else 0.0 for w, r in zip(wr, ab, strict=True)]]
-    axes[1].barh(range(len(ab)), wr, xerr=err, capsize=3, color=colour(3))
-    axes[1].axvline(fair, color=ACCENT, ls="--", lw=1, label=f"fair share {fair:.0%}")
+    axes[1].errorbar([100 * w for w in wr], range(len(ab)), xerr=[[100 * e for e in err[0]], [100 * e for e in err[1]]],
+                     fmt="o", capsize=3, color=colour(3), label="seats that used it")
+    axes[1].axvline(100 * fair, color=ACCENT, ls="--", lw=1, label=f"fair share {100 * fair:.1f}%")
     axes[1].set_yticks(range(len(ab)), names, fontsize=8)
     axes[1].invert_yaxis()
-    axes[1].set_xlim(0, 1)
-    axes[1].set_title("win rate of seats that used it (95% CI)", fontsize=10)
+    axes[1].set_xlim(*data_limits([100 * (w - e) for w, e in zip(wr, err[0], strict=True)]
+                                  + [100 * (w + e) for w, e in zip(wr, err[1], strict=True)], include=[100 * fair]))
+    axes[1].set_xlabel("win rate (%)")
+    axes[1].set_title("win rate of seats that used it at least once (95% CI):\nnot its strength; "
+                      "winning seats use more (see civlite ablate)", fontsize=9)
     legend_outside(axes[1])
     fig.tight_layout()
     files["abilities.png"] = out / "abilities.png"
@@ -248,14 +265,16 @@ def _plots(a: dict[str, Any], out: Path) -> dict[str, Path]:
 
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
     mt = a["melds"]["turns"]
+    mbins = int_bins(mt) if mt else [0.0, 1.0]
     if mt:
-        ax.hist(mt, bins=int_bins(mt), color=colour(1))
+        ax.hist(mt, bins=mbins, color=colour(1))
     ax.set_xlabel("turn of the meld")
     ax.set_ylabel("melds")
     integer_ticks(ax, "x")
     integer_ticks(ax, "y")
     rounds_axis(ax, n)
-    ax.set_title(f"meld timing ({a['melds']['per_game']:.2f} melds per game; one bar per turn)", fontsize=10)
+    ax.set_title(f"meld timing: melds per {_bar_width(mbins)} ({a['melds']['per_game']:.2f} melds a game)",
+                 fontsize=10)
     fig.tight_layout()
     files["melds.png"] = out / "melds.png"
     fig.savefig(files["melds.png"], dpi=90)
@@ -313,8 +332,8 @@ Intervals are 95% Wilson score intervals.</p>
 {_img(files['winrates.png'], 'win rates')}
 <h2>Game length</h2>
 <p>Mean {ln['mean']:.1f} turns ({ln['mean'] / a['players']:.1f} rounds); median {ln['p50']:g} turns
-({ln['p50'] / a['players']:g} rounds); 10%–90% of games last {ln['p10']:g}–{ln['p90']:g} turns
-({ln['p10'] / a['players']:g}–{ln['p90'] / a['players']:g} rounds; shortest {ln['min']}, longest {ln['max']} turns).
+({ln['p50'] / a['players']:.1f} rounds); 10%–90% of games last {ln['p10']:.0f}–{ln['p90']:.0f} turns
+({ln['p10'] / a['players']:.1f}–{ln['p90'] / a['players']:.1f} rounds; shortest {ln['min']}, longest {ln['max']} turns).
 A round is one turn per seat; extra turns count as turns.</p>
 {_img(files['turns.png'], 'game length histogram')}
 <h2>CT race</h2>
