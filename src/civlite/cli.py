@@ -78,7 +78,22 @@ def load_rules(path: Optional[Path]):  # type: ignore[no-untyped-def]
     try:
         return RuleSet.from_toml(path)
     except RuleSetError as e:
-        raise _fail(str(e)) from None
+        raise _fail(_suggest(str(e))) from None
+
+
+def _suggest(message: str) -> str:
+    """A rules file's error with a "did you mean" for a misspelt key or card name."""
+    import re
+
+    from .sim.paths import did_you_mean
+
+    m = re.search(r"unknown key '([^']+)'; the keys are: (.*)$", message)
+    if m:
+        return message + did_you_mean(m.group(1), m.group(2).split(", "))
+    m = re.search(r"'([^']+)' is not a \w+ card; they are (.*?) \(then", message)
+    if m:
+        return message + did_you_mean(m.group(1), m.group(2).split(", "))
+    return message
 
 
 @app.command()

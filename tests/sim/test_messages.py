@@ -34,3 +34,13 @@ def test_did_you_mean_for_paths_and_card_names() -> None:
         set_path(rules, "basic.W.card", 2)
     with pytest.raises(RuleSetError, match="did you mean 'Granaries'"):
         set_path(rules, "deck.B", ["Granarys", "Roads"])
+
+
+def test_a_rules_file_with_a_misspelt_key_or_card(tmp_path: Path) -> None:
+    f = tmp_path / "r.toml"
+    f.write_text('[deck]\nB = ["Granarys", "Roads"]\n')
+    r = CliRunner().invoke(app, ["rules", str(f)])
+    assert r.exit_code == 2 and "did you mean 'Granaries'?" in r.stderr
+    f.write_text("victory = 18\n")
+    r = CliRunner().invoke(app, ["rules", str(f)])
+    assert r.exit_code == 2 and "did you mean 'victory_ct'?" in r.stderr
