@@ -246,7 +246,7 @@ async def test_setup_screen_starts_a_game() -> None:
         assert isinstance(app.screen, TableScreen)
         s = app.session
         assert s is not None and s.game.num_players == 2 and s.game.seed == 12
-        assert [sp.kind for sp in s.seats] == ["human", "random"] and s.seats[0].name == "you"
+        assert [sp.kind for sp in s.seats] == ["human", "random"] and s.seats[0].name == "Ann"  # never "you"
 
 
 @run_async

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rich.text import Text
+from textual import events
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
@@ -58,6 +59,16 @@ class CivliteApp(SafeApp):
     """
 
     TITLE = "Civ Lite: Ancients"
+
+    async def on_event(self, event: events.Event) -> None:
+        # hot-seat: a key typed before the screen's keys_open_at (the hand-off screen, or the
+        # next player's table, each shown for a grace) is dropped, however late it is handled:
+        # an enter too many must neither skip the hand-off nor answer the next decision
+        if (isinstance(event, events.Key) and not event.is_forwarded
+                and event.time < getattr(self.screen, "keys_open_at", 0.0)):
+            event.stop()
+            return
+        await super().on_event(event)
 
     def __init__(
         self,

@@ -9,6 +9,7 @@ from typing import ClassVar
 from rich.markdown import Markdown as RichMarkdown
 from rich.table import Table
 from rich.text import Text
+from textual import _time
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
@@ -56,17 +57,44 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+#: seconds after a hand-off screen is shown, and after the next player's table is shown,
+#: during which every key is swallowed: an enter typed one too many (a double press, key
+#: repeat, a slow machine drawing the screen late) neither skips the hand-off nor answers
+#: the next player's first decision
+HANDOFF_GRACE = 0.3
+
+
+def event_clock() -> float:
+    """Now, on the clock of Textual's events (``Message.time``: when a key was typed)."""
+    return _time.get_time()
+
+
 class PassScreen(Screen[None]):
-    """Hot-seat hand-over: covers the whole table so the next human sees no other hand."""
+    """Hot-seat hand-over: covers the whole table so the next human sees no other hand.
 
-    # enter only: a space typed in a burst at the card picker must not show the next hand
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "ready", "I am ready"), Binding("q", "app.quit", "Quit")]
+    Keys typed before it has been shown for :data:`HANDOFF_GRACE` seconds are swallowed (the
+    app drops every key event older than the screen's ``keys_open_at``)."""
 
-    def __init__(self, seat: int, name: str, why: str = "") -> None:
+    # enter only: a space typed in a burst at the card picker must not show the next hand;
+    # a priority binding, so that every enter is seen here (the focused button would ignore an
+    # enter during its own press effect, and one typed before the grace would delay the next)
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "ready", "I am ready", priority=True),
+                                             Binding("q", "app.quit", "Quit")]
+
+    def __init__(self, seat: int, name: str, why: str = "", grace: float | None = None) -> None:
         super().__init__()
         self.seat = seat
         self.seat_name = name
         self.why = why
+        self.grace = HANDOFF_GRACE if grace is None else grace
+        #: keys typed before this moment (the event clock) are swallowed: set once the screen
+        #: has been drawn, to then plus the grace
+        self.keys_open_at = float("inf") if self.grace > 0 else 0.0
+
+    @property
+    def armed(self) -> bool:
+        """Whether keys act now."""
+        return event_clock() >= self.keys_open_at
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -77,12 +105,21 @@ class PassScreen(Screen[None]):
                 yield Button(f"I am seat {self.seat}: show my hand (enter)", id="ready", variant="primary")
         yield Footer()
 
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._start_grace)
+
+    def _start_grace(self) -> None:
+        if self.grace > 0:
+            self.keys_open_at = event_clock() + self.grace
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.action_ready()
 
     def action_ready(self) -> None:
-        self.dismiss(None)
+        if self.armed and self.is_current:
+            self.keys_open_at = float("inf")  # once
+            self.dismiss(None)
 
 
 class TurnOverScreen(ModalScreen[None]):
@@ -110,7 +147,8 @@ class TurnOverScreen(ModalScreen[None]):
             yield Static(text, id="turn-over-text")
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        if self.is_current:  # once, even for an enter typed twice
+            self.dismiss(None)
 
 
 class SaveAsScreen(ModalScreen["Path | None"]):
@@ -160,10 +198,14 @@ class QuitScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         s = self.session
-        if s.save_path is not None and s.save_error is None:
+        if s.save_path is not None and s.save_error is None and s.begun:
             where = Text.assemble("The game is saved in ", (str(s.save_path), "bold"), ".\n",
                                   ("civlite play --continue", "bold cyan"), " (or ",
                                   (f"--resume {s.save_path}", "bold cyan"), ") plays on.")
+        elif s.save_path is not None and s.save_error is None:
+            # --continue offers only a game in which someone has moved: promise what does work
+            where = Text.assemble("Nobody has moved yet. The deal is saved in ", (str(s.save_path), "bold"),
+                                  ":\n", (f"civlite play --resume {s.save_path}", "bold cyan"), " plays it.")
         else:
             why = s.save_error or "no file to save to"
             where = Text.assemble(("The game is NOT saved", "bold red"), f" ({why}).\nPress esc and s to save it.")

@@ -80,7 +80,14 @@ class ReviewScreen(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("#", "turn", "decision", "chosen", "mark", "loss", "best", "win")
+        # one column for what was decided, chosen and (on a second line) the better option, cut
+        # to the terminal's width: every column stays in view from 80 columns up
+        table.add_column("#", key="index")
+        table.add_column("turn", key="turn")
+        table.add_column("decision: chosen / best", key="decision", width=self._decision_width())
+        table.add_column("mark", key="mark")
+        table.add_column("loss", key="loss")
+        table.add_column("win", key="win")
         if self.review is not None:
             self.show(self.review)
         else:
@@ -116,14 +123,24 @@ class ReviewScreen(ModalScreen[int | None]):
         self.query_one(Sparkline).data = [round(100 * w) for w in win]
         table = self.query_one(DataTable)
         table.clear()
+        width = self._decision_width()
         for d in review.decisions:
             mark = (Text("forced", style="grey62") if d.forced
                     else Text(f"{d.mark}{MARK_SIGN[d.mark]}", style=MARK_STYLE[d.mark]))
-            best = "" if d.mark == "best" else f"{d.rating.best.label} ({d.rating.best.win:.0%})"
-            table.add_row(str(d.index), str(d.rating.turn), d.rating.kind.replace("_", " "),
-                          d.rating.options[d.chosen_index].label, mark, "" if d.forced else f"{d.loss:.2f}",
-                          best, f"{d.chosen_win:.0%}", key=str(d.index))
+            what = Text(_cut(f"{d.rating.kind.replace('_', ' ')}: {d.rating.options[d.chosen_index].label}", width))
+            better = d.mark != "best" and not d.forced
+            if better:
+                what.append("\n" + _cut(f"best: {d.rating.best.label} ({d.rating.best.win:.0%})", width),
+                            style="grey70")
+            table.add_row(str(d.index), str(d.rating.turn), what, mark, "" if d.forced else f"{d.loss:.2f}",
+                          f"{d.chosen_win:.0%}", key=str(d.index), height=2 if better else 1)
         table.focus()
+
+    def _decision_width(self) -> int:
+        """The decision column's width: what the box leaves beside the other columns."""
+        box = int(self.app.size.width * 0.96) - 4  # the box's border and padding
+        others = 4 + 4 + len("inaccuracy?!") + 4 + 4 + 2 * 6 + 2  # the other columns, cell padding, scrollbar
+        return max(16, box - others)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -131,6 +148,10 @@ class ReviewScreen(ModalScreen[int | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def hint_text(h: Hint) -> str:

@@ -31,6 +31,9 @@ BOT_LEVELS: tuple[str, ...] = _bot_levels()
 HUMAN = "human"
 #: a seat name written into records for bot seats: ``bot:heuristic``
 BOT_PREFIX = "bot:"
+#: the names the set-up screen offers human seats, one per seat: distinct player names, so
+#: that at a hot-seat table nobody is called "you" in another player's log
+DEFAULT_NAMES: tuple[str, ...] = ("Ann", "Bob", "Cyd", "Dee", "Eve", "Fay", "Gus", "Hal")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from ..bots import LEVELS, level_label
 from ..engine import RecordError, RuleSet, RuleSetError
 from .dialogs import HelpScreen
 from .options import SPEEDS, TABLE_KEYS, BotDelayChanged
-from .seats import BOT_LEVELS, HUMAN, SeatSpec, name_error
+from .seats import BOT_LEVELS, DEFAULT_NAMES, HUMAN, SeatSpec, name_error
 from .session import Session, last_unfinished
 
 MAX_SEATS = 8
@@ -48,7 +48,7 @@ class SetupScreen(Screen[None]):
         self.delay = delay
         #: the directory whose last unfinished game is offered to resume
         self.autosave_dir = autosave_dir
-        self.initial = seats or [SeatSpec(HUMAN, "you"), SeatSpec("random"), SeatSpec("random")]
+        self.initial = seats or [SeatSpec(HUMAN, DEFAULT_NAMES[0]), SeatSpec("random"), SeatSpec("random")]
         self.rules_path = rules_path
         self.seed = seed
         self.resume_path = resume_path
@@ -112,7 +112,12 @@ class SetupScreen(Screen[None]):
         if sid == "num-seats" and isinstance(event.value, int):
             self._show_rows(event.value)
         elif sid.startswith("kind-"):
-            self.query_one(f"#name-{sid[5:]}", Input).disabled = event.value != HUMAN
+            name = self.query_one(f"#name-{sid[5:]}", Input)
+            name.disabled = event.value != HUMAN
+            if event.value == HUMAN and not name.value.strip():  # a player's name, never "you"
+                taken = {w.value.strip().casefold() for w in self.query(Input) if (w.id or "").startswith("name-")}
+                name.value = next((n for n in DEFAULT_NAMES[int(sid[5:]):] + DEFAULT_NAMES
+                                   if n.casefold() not in taken), "")
         elif sid == "delay" and isinstance(event.value, float):
             self.delay = event.value
             self.post_message(BotDelayChanged(event.value))

@@ -20,6 +20,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header, OptionList, Static
 
 from ..engine import Card, GameRecord, IllegalActionError, Pass, StaleDecisionError
+from . import dialogs
 from .choices import choices_for, meld_possible
 from .dialogs import DiscardScreen, HelpScreen, PassScreen, SaveAsScreen, TurnOverScreen
 from .options import TABLE_KEYS, BotDelayChanged, step_speed
@@ -90,6 +91,10 @@ class TableScreen(CompactLayout, Screen[None]):
         self.viewer: int | None = humans[0] if len(humans) == 1 else None
         self.hot_seat = len(humans) > 1
         self.handing_over = False
+        #: hot-seat: from the start of a hand-off until the next player's table has been shown
+        #: for dialogs.HANDOFF_GRACE seconds, every key typed is swallowed (the app drops key
+        #: events older than this moment, on the event clock, whenever they are handled)
+        self.keys_open_at = 0.0
         self.results_shown = False
         self._save_error_shown: str | None = None
         #: each human seat's hand after its last move: what is new or lost since is marked
@@ -152,7 +157,7 @@ class TableScreen(CompactLayout, Screen[None]):
         new, lost = self._hand_marks(view.hand)
         marks = " · +new" * bool(new) + " · −lost" * bool(lost)
         hand.border_title = f"Your hand: {len(view.hand)}{marks}" if view.seat is not None else "Hand"
-        hand.update(hand_renderable(view, new, lost))
+        hand.update(hand_renderable(view, new, lost, compact=compact))
         self.query_one("#last-turn", Static).update(self._last_turn_text())
         self.query_one("#abilities", Panel).update(abilities_renderable(view, self.session.choices(self.viewer)))
         self._show_decision()
@@ -265,6 +270,8 @@ class TableScreen(CompactLayout, Screen[None]):
         No toast stays up over the hand-off: a notice may speak of the previous hand."""
         s = self.session
         self.handing_over = True
+        if dialogs.HANDOFF_GRACE > 0:
+            self.keys_open_at = float("inf")
         self.refresh_table()
         outgoing = self.viewer
         # the outgoing seat's turn is over when another's has started (not for a discard asked
@@ -312,6 +319,17 @@ class TableScreen(CompactLayout, Screen[None]):
         self._since = len(self.session.events)
         self._since_active = self.session.game.active
         self.set_viewer(seat)
+        # keys open only once this table has been drawn for the new player, and a grace later
+        self.call_after_refresh(self._start_grace)
+
+    def _start_grace(self) -> None:
+        if not self.handing_over:  # (another hand-off may have begun meanwhile)
+            self.keys_open_at = dialogs.event_clock() + dialogs.HANDOFF_GRACE
+
+    @property
+    def keys_closed(self) -> bool:
+        """Whether the table swallows keys now (a hot-seat hand-off and its grace)."""
+        return dialogs.event_clock() < self.keys_open_at
 
     def set_viewer(self, seat: int | None) -> None:
         self.viewer = seat
@@ -361,7 +379,7 @@ class TableScreen(CompactLayout, Screen[None]):
         """Apply the viewing human's action; an illegal one is refused with its rule."""
         s = self.session
         p = s.to_move
-        if p is None or p != self.viewer or s.is_bot(p) or self.handing_over:
+        if p is None or p != self.viewer or s.is_bot(p) or self.handing_over or self.keys_closed:
             return False
         try:
             events = s.apply(action, decision)
@@ -401,39 +419,59 @@ class TableScreen(CompactLayout, Screen[None]):
         return self.query_one(DecisionPanel)
 
     def action_pick(self, index: int) -> None:
+        if self.keys_closed:
+            return
         self.query_one(DecisionPanel).pick(index)
 
     def action_move(self, how: str) -> None:
+        if self.keys_closed:
+            return
         if not self._decision_keys().move(how):
             raise SkipAction()
 
     def action_toggle_card(self) -> None:
+        if self.keys_closed:
+            return
         if not self._decision_keys().toggle():
             raise SkipAction()
 
     def action_answer(self) -> None:
+        if self.keys_closed:
+            return
         if not self._decision_keys().select_highlighted():
             raise SkipAction()
 
     def action_pass_turn(self) -> None:
+        if self.keys_closed:
+            return
         self.query_one(DecisionPanel).choose_key("pass")
 
     def action_meld_builder(self) -> None:
+        if self.keys_closed:
+            return
         if not self.query_one(DecisionPanel).open_meld_builder():
             self.notify("the meld builder opens in your meld phase with the cards for a meld", timeout=3)
 
     def action_pay_picker(self) -> None:
+        if self.keys_closed:
+            return
         if not self.query_one(DecisionPanel).open_pay_picker():
             self.notify("y picks which cards pay for the highlighted ability, when you hold more of "
                         "its suit than it costs", timeout=3)
 
     def action_confirm(self) -> None:
+        if self.keys_closed:
+            return
         self.query_one(DecisionPanel).confirm()
 
     def action_back(self) -> None:
+        if self.keys_closed:
+            return
         self.query_one(DecisionPanel).back()
 
     def action_focus_decision(self) -> None:
+        if self.keys_closed:
+            return
         panel = self.query_one(DecisionPanel)
         for w in ("#choices", "#picker"):
             widget = panel.query_one(w)
@@ -442,12 +480,18 @@ class TableScreen(CompactLayout, Screen[None]):
                 return
 
     def action_focus_log(self) -> None:
+        if self.keys_closed:
+            return
         self.query_one(LogPanel).focus()
 
     def action_faster(self) -> None:
+        if self.keys_closed:
+            return
         self._change_speed(-1)
 
     def action_slower(self) -> None:
+        if self.keys_closed:
+            return
         self._change_speed(+1)
 
     def _change_speed(self, step: int) -> None:
@@ -458,6 +502,8 @@ class TableScreen(CompactLayout, Screen[None]):
 
     def action_save(self) -> None:
         """Save now; when saving to the game's file fails (or failed after a move), ask for another."""
+        if self.keys_closed:
+            return
         s = self.session
         path = s.save_path or new_autosave_path(self.autosave_dir)
         if s.save_error is not None:
@@ -495,11 +541,15 @@ class TableScreen(CompactLayout, Screen[None]):
             self.app.push_screen(ResultsScreen(self))
 
     def action_discard_pile(self) -> None:
+        if self.keys_closed:
+            return
         if not isinstance(self.app.screen, DiscardScreen):
             self.app.push_screen(DiscardScreen(self.session.view(self.viewer).discard))
 
     def action_auto_meld(self) -> None:
         """Turn the automatic meld pass on or off for the seat at the screen (a player's setting, R9.1)."""
+        if self.keys_closed:
+            return
         seat = self.viewer
         s = self.session
         if seat is None or s.is_bot(seat):
@@ -513,10 +563,14 @@ class TableScreen(CompactLayout, Screen[None]):
             self._auto_pass_meld(seat)
 
     def action_help(self) -> None:
+        if self.keys_closed:
+            return
         self.app.push_screen(HelpScreen(TABLE_KEYS))
 
     def action_hint(self) -> None:
         """The best option of the decision at the screen, with a one-line reason (civlite.review)."""
+        if self.keys_closed:
+            return
         seat = self.viewer
         view = None if seat is None or self.session.is_bot(seat) or self.handing_over else self.session.view(seat)
         show_hint(self, view, self.names())

@@ -133,10 +133,12 @@ def piles_renderable(view: View, *, compact: bool = False) -> RenderableType:
     return Group(line, info)
 
 
-def hand_renderable(view: View, new: frozenset[Card] = frozenset(), lost: Sequence[Card] = ()) -> RenderableType:
+def hand_renderable(view: View, new: frozenset[Card] = frozenset(), lost: Sequence[Card] = (), *,
+                    compact: bool = False) -> RenderableType:
     """The hand by suit; ``new`` cards (come since the seat's last move) carry a ``+`` and are
     underlined, ``lost`` ones (gone since then: taken, discarded for another) are listed struck
-    out after a ``−``: marks, not colour alone."""
+    out after a ``−``: marks, not colour alone. ``compact`` (80x24): each suit by its letter
+    only, so that a hand of 11 cards and more fits without a scrollbar."""
     if view.seat is None:
         return Text("spectator: no hand is shown", style="grey50")
     if not view.hand and not lost:
@@ -153,7 +155,8 @@ def hand_renderable(view: View, new: frozenset[Card] = frozenset(), lost: Sequen
                 line.append("+" + c.name, style=f"{SUIT_STYLE[c.suit]} underline")
             else:
                 line.append(c.name, style=SUIT_STYLE[c.suit])
-        t.add_row(Text(f"{suit.letter} {suit.title} ×{len(cards)}", style=SUIT_STYLE[suit]), line)
+        label = f"{suit.letter}×{len(cards)}" if compact else f"{suit.letter} {suit.title} ×{len(cards)}"
+        t.add_row(Text(label, style=SUIT_STYLE[suit]), line)
     if not lost:
         return t
     gone = Text("lost: ", style="bold")
@@ -316,9 +319,15 @@ class DecisionPanel(Vertical):
         ol.add_options(opts)
         self._choices_title = title
         self._set_mode("choices", title)
-        if opts:
-            ol.highlighted = 0
-        self._show_detail(0 if opts else None)
+        # a fresh decision never starts on Pass: an enter typed one key too many (at a
+        # hand-off, after a bot's move) must not give a turn away; p or 1 passes
+        first = next((i for i, ch in enumerate(choices) if ch.key != "pass"), None)
+        ol.highlighted = first
+        if first is None and choices:
+            self.query_one("#choice-detail", Static).update(
+                Text("nothing else is possible now: p (or 1) passes", style="grey70"))
+        else:
+            self._show_detail(first)
         ol.focus()
 
     def _show_detail(self, index: int | None) -> None:
