@@ -35,8 +35,10 @@ class ServerProc:
     """``python -m civlite.server`` on 127.0.0.1 and a free port."""
 
     def __init__(self, db_url: str, bot_delay: float = 0.0, port: int | None = None, log: Path | None = None,
-                 rate_limit: float | None = None, args: list[str] | None = None) -> None:
+                 rate_limit: float | None = None, args: list[str] | None = None,
+                 env: dict[str, str] | None = None) -> None:
         self.db_url = db_url
+        self.env = env or {}  # more environment variables (CIVLITE_...)
         self.args = args or []  # more options of python -m civlite.server
         self.bot_delay = bot_delay
         self.rate_limit = rate_limit  # None: the server's default
@@ -57,7 +59,7 @@ class ServerProc:
         return f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}/ws"
 
     def start(self, timeout: float = 30.0) -> ServerProc:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **self.env)
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "civlite.server", "--host", "127.0.0.1", "--port", str(self.port),
@@ -102,6 +104,17 @@ class ServerProc:
         assert r.status_code == 201, r.text
         data: dict[str, Any] = r.json()
         return data
+
+
+#: a short rule set for rated tables in tests (victory at 5 CT), offered by the server and named
+#: as the one its rated tables play (CIVLITE_RATED_RULES): a creator cannot choose a rated table's rules
+RATED5_TOML = 'name = "rated5"\nvictory_ct = 5\n'
+
+
+def rated5_env(tmp: Path) -> dict[str, str]:
+    f = tmp / "rated5.toml"
+    f.write_text(RATED5_TOML)
+    return {"CIVLITE_RULES": str(f), "CIVLITE_RATED_RULES": "rated5"}
 
 
 def token_of(table: dict[str, Any], seat: int) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
 import os
 from collections.abc import AsyncIterator, Sequence
@@ -12,7 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -21,15 +22,18 @@ from . import protocol, reviews
 from .botspecs import BOT_LEVELS, OFFERED_LEVELS
 from .guard import Buckets, Counter, Guard, default_hosts, parse_trusted
 from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS
-from .lobby import load_rulesets, offered_rulesets
+from .leaving import STALL_SECONDS
+from .lobby import RATED_RULES, load_rulesets, offered_rulesets
 from .protocol import (
     VERSION,
+    BlockChange,
     CreateTable,
     MuteChange,
     NewProfile,
     ProfileKey,
     ProtocolError,
     Reissue,
+    Report,
     StartTable,
     TakeSeat,
     error,
@@ -47,6 +51,24 @@ TABLES_PER_MINUTE = 10.0
 #: WebSocket connections open at once from one client address, and in all
 CONNECTIONS_PER_ADDRESS = 32
 MAX_CONNECTIONS = 5000
+
+
+#: the operator's page: the reported chat lines, read with the token in the address's fragment
+#: (``/operator#token=...``, which browsers never send); every value is shown as text
+OPERATOR_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Reported chat lines</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main>
+<h1>Reported chat lines</h1><p id="status">Loading…</p><table><thead><tr><th>When</th><th>Table</th><th>Said by</th>
+<th>Line</th><th>Reported by</th><th>Why</th></tr></thead><tbody id="rows"></tbody></table></main><script>
+const token = new URLSearchParams(location.hash.slice(1)).get("token") || "";
+fetch("/api/reports", {headers: {Authorization: "Bearer " + token}}).then(async (r) => {
+  const body = await r.json(); const status = document.getElementById("status");
+  if (!r.ok) { status.textContent = body.detail || "refused"; return; }
+  status.textContent = body.length + " reports";
+  for (const x of body) { const tr = document.createElement("tr");
+    for (const v of [x.at, x.table, x.name, x.text, x.reporter_name, x.reason]) {
+      const td = document.createElement("td"); td.textContent = String(v); tr.appendChild(td); }
+    document.getElementById("rows").appendChild(tr); } });
+</script></body></html>"""
 
 
 def _env_number(name: str, default: float) -> float:
@@ -77,7 +99,9 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
                connections_per_address: int | None = None, max_connections: int | None = None,
                idle_seconds: float | None = None, leases: bool | None = None,
                trusted_proxies: list[str] | None = None, abandoned_seconds: float | None = None,
-               close_seconds: float | None = None, rulesets: Sequence[RuleSet] | None = None) -> FastAPI:
+               close_seconds: float | None = None, rulesets: Sequence[RuleSet] | None = None,
+               stall_seconds: float | None = None, operator_token: str | None = None,
+               rated_rules: str | None = None) -> FastAPI:
     """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds),
     CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off),
     CIVLITE_BOT_PROCESSES (worker processes for search bots, default one per core; 0: threads),
@@ -90,7 +114,11 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     ``X-Forwarded-For`` names the client, comma-separated; default none: no header is believed),
     CIVLITE_ABANDONED_SECONDS (a table where nobody has acted this long is marked abandoned,
     default 3600) and CIVLITE_CLOSE_SECONDS (then closed after this long, default a week; 0:
-    never). ``rulesets``: rule sets offered beside the lobby's own, each by its name (default
+    never), CIVLITE_STALL_SECONDS (a player away who has sat on a decision this long may be voted
+    out of the game by the others, default 300) and CIVLITE_OPERATOR_TOKEN (the secret that
+    opens the operator's list of reported chat lines, ``/operator``; unset: the list is closed)
+    and CIVLITE_RATED_RULES (the offered rule set every rated table plays, default ``default``).
+    ``rulesets``: rule sets offered beside the lobby's own, each by its name (default
     CIVLITE_RULES: rule-set TOML files, comma-separated); raises ``ValueError`` naming a file or
     a name that is taken."""
     url = db_url or os.environ.get("CIVLITE_DB") or default_db_url()
@@ -114,14 +142,20 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     abandoned = (abandoned_seconds if abandoned_seconds is not None
                  else _env_number("CIVLITE_ABANDONED_SECONDS", ABANDONED_SECONDS))
     close = close_seconds if close_seconds is not None else _env_number("CIVLITE_CLOSE_SECONDS", CLOSE_SECONDS)
+    stall = stall_seconds if stall_seconds is not None else _env_number("CIVLITE_STALL_SECONDS", STALL_SECONDS)
+    operator = operator_token if operator_token is not None else os.environ.get("CIVLITE_OPERATOR_TOKEN", "")
     offered = offered_rulesets(rulesets if rulesets is not None else load_rulesets(_env_list("CIVLITE_RULES") or []))
+    rated = rated_rules or os.environ.get("CIVLITE_RATED_RULES", "").strip() or RATED_RULES
+    if rated not in offered:
+        raise ValueError(f"CIVLITE_RATED_RULES: the rule set {rated!r} is not offered; the rule sets are: "
+                         f"{', '.join(offered)}")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(url)
         manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate, bot_processes=procs,
                           idle_seconds=idle, leases=leases, abandoned_seconds=abandoned, close_seconds=close,
-                          rulesets=offered)
+                          rulesets=offered, stall_seconds=stall, rated_rules=rated)
         await manager.start()
         app.state.manager = manager
         try:
@@ -237,6 +271,29 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         profile to every device; at most ``MAX_MUTES``."""
         return await mgr(request).profiles.mutes(body.key, body.mute, body.unmute)
 
+    @app.post("/api/profiles/me/blocks")
+    async def my_blocks(body: BlockChange, request: Request) -> dict[str, Any]:
+        """The profile's blocks (``block``, ``unblock``: change them first): a blocked profile is
+        never seated at a table with this one, and its chat is hidden from it."""
+        return await mgr(request).profiles.blocks(body.key, body.block, body.unblock)
+
+    @app.post("/api/reports", status_code=201)
+    async def report(body: Report, request: Request) -> dict[str, Any]:
+        """A profile reports a chat line to the server's operator."""
+        return await mgr(request).profiles.report(body.key, body.line, body.reason)
+
+    @app.get("/api/reports")
+    async def reports(request: Request) -> list[dict[str, Any]]:
+        """The reported chat lines, for the operator (``Authorization: Bearer <CIVLITE_OPERATOR_TOKEN>``)."""
+        given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        if not operator or not hmac.compare_digest(given.encode(), operator.encode()):
+            raise ProtocolError("not_operator", "the reports are for the server's operator (its CIVLITE_OPERATOR_TOKEN)")
+        return await mgr(request).profiles.reports()
+
+    @app.get("/operator", include_in_schema=False)
+    async def operator_page() -> HTMLResponse:
+        return HTMLResponse(OPERATOR_PAGE)
+
     @app.get("/api/profiles/{profile_id}")
     async def profile(profile_id: str, request: Request) -> dict[str, Any]:
         """A profile's public page: its name, rating, games and rating history."""
@@ -307,7 +364,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     async def _serve(websocket: WebSocket) -> None:
         m: Manager = websocket.app.state.manager
-        conn = Conn()
+        conn = Conn(websocket.client.host if websocket.client else "?")
 
         async def writer() -> None:
             while True:

@@ -13,6 +13,7 @@ from .leases import Leases
 from .lobby import new_table_id, new_token, secret_seed
 from .protocol import ProtocolError
 from .registry import Registry
+from .social_store import PAIR_GAMES, SocialStore
 from .state import Conn, Table, token_digest
 from .storage import Store
 
@@ -22,6 +23,7 @@ log = logging.getLogger("civlite.server")
 class Invites:
     def __init__(self, store: Store, registry: Registry, broadcaster: Broadcaster, leases: Leases) -> None:
         self.store = store
+        self.social = SocialStore(store)
         self.registry = registry
         self.broadcaster = broadcaster
         self.leases = leases
@@ -51,12 +53,33 @@ class Invites:
         self.revoke(t, {seat})
         return new
 
-    def revoke(self, t: Table, seats: set[int]) -> None:
+    async def rotate(self, table_id: str, seat: int, profile_id: str) -> str | None:
+        """A new token for ``seat`` of an unfinished table, held by ``profile_id`` (whose key was
+        just replaced): every link and connection made with the old token stops working. None
+        when the profile no longer holds that seat."""
+        t = await self.registry.get(table_id)
+        if t is None or t.info.status not in ("waiting", "playing"):
+            return None
+        new = new_token()
+        async with t.lock:
+            s = t.info.seats[seat] if 0 <= seat < len(t.info.seats) else {}
+            old = s.get("token_sha256")
+            if s.get("profile") != profile_id or s.get("kind") != "human" or not old:
+                return None
+            seats = await asyncio.to_thread(self.store.set_seat_token, table_id, seat, str(old), token_digest(new))
+            if seats is None:
+                return None
+            t.info = replace(t.info, seats=seats)
+        self.revoke(t, {seat}, "this seat's profile key was replaced: its old links no longer work (sign in with "
+                               "the new key to play on)")
+        return new
+
+    def revoke(self, t: Table, seats: set[int], why: str | None = None) -> None:
         """Close the connections holding ``seats`` with their old tokens (told why first)."""
         for c in list(t.conns):
             if c.seat in seats:
-                c.send(protocol.error("revoked", f"{t.name(c.seat)}'s invite link was replaced by its holder: this "
-                                      "link no longer works (open the new one)"))
+                c.send(protocol.error("revoked", why or f"{t.name(c.seat)}'s invite link was replaced by its holder: "
+                                      "this link no longer works (open the new one)"))
                 self.registry.disconnect(c)
                 c.close()
 
@@ -73,11 +96,19 @@ class Invites:
             if t.info.rematch is None:
                 info = t.info
                 new_id = new_table_id()
+                # a player who left is not in the rematch: the bot that played on for them is
+                seats = [{"kind": "bot", "bot": s.get("bot"), "name": s.get("name")} if s.get("left") else s
+                         for s in info.seats]
+                options = {k: v for k, v in info.options.items() if k not in ("ended", "votes")}
+                rated = info.rated
+                ids = [str(s["profile"]) for s in seats if s.get("profile")]
+                if rated and await asyncio.to_thread(self.social.pair_games, ids) >= PAIR_GAMES:
+                    rated = False  # these players' rated games together are spent: the rematch is unrated
                 await asyncio.to_thread(
                     self.store.create_table, id=new_id, name=info.name, rules=info.rules,
-                    seed=secret_seed(), seats=info.seats, clock=info.clock,
+                    seed=secret_seed(), seats=seats, clock=info.clock,
                     first=(info.first + 1) % len(info.seats), rematch_of=info.id,
-                    lease=self.leases.for_new_table(), options=info.options, rated=info.rated)
+                    lease=self.leases.for_new_table(), options=options, rated=rated)
                 got = await asyncio.to_thread(self.store.set_rematch, info.id, new_id)
                 t.info = replace(info, rematch=got)
             self.broadcaster.to_all(t, protocol.rematch(t.info.rematch))

@@ -17,7 +17,7 @@ from .names import safe_name
 from .protocol import CreateTable, ProtocolError
 from .ratings import RATED_LEVELS
 from .registry import Registry
-from .social_store import SocialStore
+from .social_store import PAIR_GAMES, PAIR_WINDOW_DAYS, SocialStore
 from .state import token_digest
 from .storage import Store, TableInfo
 
@@ -32,6 +32,11 @@ RULESETS: dict[str, RuleSet] = {
 BOT_NAMES = ("Nefertiti", "Ashoka", "Pericles", "Cyrus", "Boudica", "Zenobia", "Sargon", "Tomyris")  # no card names
 #: bits of the secret a table's deal comes from (Python's ``random.Random`` takes the whole int)
 SECRET_BITS = 128
+#: the rule set every rated table plays, unless the operator names another of the offered ones
+#: (``CIVLITE_RATED_RULES``): ratings compare games of one game, which no table's creator chooses
+RATED_RULES = "default"
+#: the longest rule-set name a table may ask for (``CreateTable.rules``)
+MAX_RULES_NAME = 40
 
 
 def new_table_id() -> str:
@@ -53,6 +58,9 @@ def offered_rulesets(extra: Sequence[RuleSet] = ()) -> dict[str, RuleSet]:
     FILE``), each by its name; raises ``ValueError`` when a name is taken."""
     out = dict(RULESETS)
     for r in extra:
+        if len(r.name) > MAX_RULES_NAME:
+            raise ValueError(f"rule set name {r.name!r} has {len(r.name)} characters; a table names its rule set in "
+                             f"at most {MAX_RULES_NAME}: give the file a shorter name = \"...\"")
         if r.name in out:
             raise ValueError(f"rule set name {r.name!r} is taken; give the file another name = \"...\"")
         out[r.name] = r
@@ -71,15 +79,29 @@ def load_rulesets(paths: Sequence[str | Path]) -> list[RuleSet]:
     return out
 
 
-def rules_of(spec: CreateTable, rulesets: Mapping[str, RuleSet]) -> RuleSet:
+def rules_of(spec: CreateTable, rulesets: Mapping[str, RuleSet], rated_rules: str = RATED_RULES) -> RuleSet:
+    """The table's rule set: one the lobby offers, with its victory_ct changed if asked, for as
+    many seats as it plays; a rated table plays ``rated_rules`` as they are."""
     if spec.rules not in rulesets:
         raise ProtocolError("bad_rules", f"unknown rule set {spec.rules!r}; the rule sets are: {', '.join(rulesets)}")
     rules = rulesets[spec.rules]
+    if spec.rated:
+        if spec.rules != rated_rules or (spec.victory_ct is not None and spec.victory_ct != rules.victory_ct):
+            raise ProtocolError("rated_rules", f"a rated table plays the {rated_rules!r} rules as they are (victory "
+                                f"at {rulesets[rated_rules].victory_ct} CT), so that ratings compare one game; "
+                                "other rules are for unrated tables")
+        if spec.practice or spec.seed is not None:
+            raise ProtocolError("rated_practice", "a rated table deals from a secret seed and gives no hints: it "
+                                "cannot be a practice table (make an unrated practice table instead)")
     try:
         if spec.victory_ct is not None and spec.victory_ct != rules.victory_ct:
             rules = rules.with_changes(victory_ct=spec.victory_ct)
     except RuleSetError as e:
         raise ProtocolError("bad_rules", str(e)) from None
+    n = len(spec.seats)
+    if not rules.min_players <= n <= rules.max_players:
+        raise ProtocolError("bad_seats", f"the rule set {rules.name!r} plays {rules.min_players} to "
+                            f"{rules.max_players} players, not {n}")
     return rules
 
 
@@ -134,21 +156,46 @@ async def with_profiles(social: SocialStore, spec: CreateTable, seats: list[dict
                 raise ProtocolError("bad_key", f"Seat {i + 1}: this profile key is not valid (it may have been "
                                     "replaced): restore the profile from its newest link")
             seats[i]["profile"] = p.id
-            if not safe_name(s.name):
-                seats[i]["name"] = p.name
+            seats[i]["name"] = p.name  # a profile's seat shows its handle, never another name
         elif spec.rated and s.kind == "human":
             raise ProtocolError("needs_profile", f"Seat {i + 1}: on a rated table every player's seat has a profile "
                                 "(or leave it open: whoever takes it brings theirs)")
     ids = [s["profile"] for s in seats if s.get("profile")]
     if len(ids) != len(set(ids)):
         raise ProtocolError("bad_seat", "one profile may hold one seat of a table")
+    for i, seat in enumerate(seats):
+        if seat["kind"] == "human" and not seat.get("profile") and await asyncio.to_thread(social.handle_taken,
+                                                                                             seat["name"]):
+            raise ProtocolError("name_taken", f"Seat {i + 1}: {seat['name']!r} is a player's handle; a seat without "
+                                "that player's profile takes another name")
+    names = [str(x["name"]).casefold() for x in seats if x["kind"] != "open"]
+    if len(names) != len(set(names)):
+        raise ProtocolError("bad_seat", "two seats of a table have the same name: give each its own")
+    await fair_company(social, ids, spec.rated)
+
+
+async def fair_company(social: SocialStore, ids: Sequence[str], rated: bool) -> None:
+    """Refuse to seat together profiles of which one blocked another, and, at a rated table,
+    profiles that have played :data:`PAIR_GAMES` rated games together lately."""
+    if len(ids) < 2:
+        return
+    if await asyncio.to_thread(social.blocked_among, ids):
+        raise ProtocolError("blocked", "a player at this table has blocked another of its players: they are never "
+                            "seated together")
+    if rated and await asyncio.to_thread(social.pair_games, ids) >= PAIR_GAMES:
+        raise ProtocolError("rated_pair_limit", f"two of these players have played {PAIR_GAMES} rated games together "
+                            f"in the last {PAIR_WINDOW_DAYS} days, as many as count: play unrated, or rated with others")
 
 
 class Lobby:
     def __init__(self, store: Store, social: SocialStore, registry: Registry, leases: Leases,
-                 rulesets: Mapping[str, RuleSet]) -> None:
+                 rulesets: Mapping[str, RuleSet], rated_rules: str = RATED_RULES) -> None:
         self.store = store
         self.rulesets = rulesets
+        if rated_rules not in rulesets:
+            raise ValueError(f"the rated tables' rule set {rated_rules!r} is not offered; the rule sets are: "
+                             f"{', '.join(rulesets)}")
+        self.rated_rules = rated_rules
         self.social = social
         self.registry = registry
         self.leases = leases
@@ -156,7 +203,7 @@ class Lobby:
     async def create_table(self, spec: CreateTable) -> tuple[TableInfo, list[str | None], str | None]:
         """Store and load a new table; returns it, each seat's token (``None`` for a bot or an
         open seat) and, when seats are open, the host token that starts it early."""
-        rules = rules_of(spec, self.rulesets)
+        rules = rules_of(spec, self.rulesets, self.rated_rules)
         seats, tokens = seats_of(spec)
         await with_profiles(self.social, spec, seats)
         seed = seed_of(spec)

@@ -80,7 +80,7 @@ class Moves:
             if t.info.status == "waiting":
                 raise ProtocolError("not_started", "the game starts when every seat is taken (or its creator starts it)")
             if t.info.status == "closed":
-                raise ProtocolError("closed", "this table was closed: nobody had played here for too long")
+                raise ProtocolError("closed", "this table was closed before its game ended (abandoned, conceded or voted to an end): no more moves can be made")
             pending = t.game.pending
             assert pending is not None
             if pending.player != seat:

@@ -67,14 +67,32 @@ class Ping(_Msg):
 
 class ChatMsg(_Msg):
     """A chat line (at most 300 characters once cleaned; longer input is refused, not cut).
-    ``name``: a spectator's name (a player speaks under its seat's name)."""
+    A player speaks under its seat's name; a spectator under its profile's handle (``profile``:
+    its key) or, without one, as "Spectator". ``name`` is not shown (kept so older clients
+    still validate): nobody chats under a name they type."""
 
     type: Literal["chat"]
     text: Annotated[str, Field(max_length=2000)]
     name: Annotated[str, Field(max_length=64)] | None = None
+    profile: Annotated[str, Field(min_length=1, max_length=64)] | None = None
 
 
-ClientMessage = Annotated[Hello | ActionMsg | Rematch | Ping | ChatMsg, Field(discriminator="type")]
+class Concede(_Msg):
+    """The seat's player gives up: a bot plays on in the seat, and a rated game rates it last;
+    with one seat left in play, the table ends."""
+
+    type: Literal["concede"]
+
+
+class VoteEnd(_Msg):
+    """A vote to end a game stalled by a player who does not move: when every other player
+    still in the game has voted, the table is closed and the stalled seat loses."""
+
+    type: Literal["vote_end"]
+
+
+ClientMessage = Annotated[Hello | ActionMsg | Rematch | Ping | ChatMsg | Concede | VoteEnd,
+                          Field(discriminator="type")]
 _client = TypeAdapter(ClientMessage)
 
 
@@ -104,7 +122,7 @@ def _too_deep(data: Any) -> bool:
     return True
 
 
-def parse_client(raw: str | bytes) -> Hello | ActionMsg | Rematch | Ping | ChatMsg:
+def parse_client(raw: str | bytes) -> Hello | ActionMsg | Rematch | Ping | ChatMsg | Concede | VoteEnd:
     """Parse one client frame; raises :class:`ProtocolError` naming the problem."""
     if isinstance(raw, bytes):
         try:
@@ -182,6 +200,12 @@ class TableSummary(_Out):
     rated: bool = False
     chat: Literal["all", "players"] = "all"
     abandoned: bool = False  # nobody has acted here for a while (the lobby's list marks it)
+    #: a game ended early: "conceded" (one seat was left in play) or "closed" (abandoned or voted)
+    ended: str | None = None
+    #: seats whose players left the game (conceded or left), in the order they left
+    left: list[int] = []
+    #: the seats that voted to end the stalled game at its current move
+    votes: list[int] = []
 
 
 class Clock(_Out):
@@ -220,6 +244,7 @@ class ChatLineOut(_Out):
     name: str
     text: str
     at: int  # epoch milliseconds
+    profile: str | None = None  # a spectator's profile id (a player's is its seat's)
 
 
 class Welcome(_Seen):
@@ -259,7 +284,7 @@ class Presence(_Frame):
 
 class Notice(_Frame):
     type: Literal["notice"] = "notice"
-    kind: Literal["clock", "closed"]
+    kind: Literal["clock", "closed", "left", "vote"]
     seat: int | None
     text: str
 
@@ -337,6 +362,9 @@ def summary(info: TableInfo, connected: list[bool] | None = None, turn: int | No
         "winner": info.winner, "rematch": info.rematch, "rematch_of": info.rematch_of,
         # a practice table's seed was chosen by its creator, who may know every card: all see it
         "practice": info.seeded, "seed": info.seed if info.seeded else None, "abandoned": False,
+        "ended": info.options.get("ended"),
+        "left": sorted((i for i, s in enumerate(info.seats) if s.get("left")), key=lambda i: info.seats[i]["left"]),
+        "votes": list((info.options.get("votes") or {}).get("seats", [])),
     }
 
 
@@ -420,6 +448,16 @@ def error(code: str, message: str, id: str | None = None) -> dict[str, Any]:
 
 def presence(t: TableState) -> dict[str, Any]:
     return _frame("presence", connected=t.connected(), clock=clock_json(t))
+
+
+def left_notice(seat: int, text: str) -> dict[str, Any]:
+    """:class:`Notice` that ``seat``'s player left the game (conceded)."""
+    return _frame("notice", kind="left", seat=seat, text=text)
+
+
+def vote_notice(seat: int, text: str) -> dict[str, Any]:
+    """:class:`Notice` that ``seat`` voted to end the stalled game."""
+    return _frame("notice", kind="vote", seat=seat, text=text)
 
 
 def clock_notice(seat: int, text: str) -> dict[str, Any]:
@@ -516,6 +554,25 @@ MUTE_TARGET = r"^(p:[A-Za-z0-9]{1,24}|t:[A-Za-z0-9_-]{1,32}:(w|[0-9]{1,2}))$"
 MuteTarget = Annotated[str, Field(pattern=MUTE_TARGET, max_length=64)]
 
 
+class BlockChange(BaseModel):
+    """``POST /api/profiles/me/blocks``: the profile's blocks (profile ids), after unblocking
+    ``unblock`` then blocking ``block`` (both empty: only read them)."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: Annotated[str, Field(min_length=1, max_length=64)]
+    block: Annotated[list[Annotated[str, Field(pattern=r"^[A-Za-z0-9]{1,24}$")]], Field(max_length=100)] = []
+    unblock: Annotated[list[Annotated[str, Field(pattern=r"^[A-Za-z0-9]{1,24}$")]], Field(max_length=100)] = []
+
+
+class Report(BaseModel):
+    """``POST /api/reports``: a profile reports chat line ``line`` to the server's operator."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: Annotated[str, Field(min_length=1, max_length=64)]
+    line: Annotated[int, Field(ge=1)]
+    reason: Annotated[str, Field(max_length=400)] = ""
+
+
 class MuteChange(BaseModel):
     """``POST /api/profiles/me/mutes``: the profile's mutes, after unmuting ``unmute`` then
     muting ``mute`` (both empty: only read them)."""
@@ -536,7 +593,9 @@ class Reissue(BaseModel):
 #: the HTTP status of a refusal, by its code (any other code: 422)
 HTTP_STATUS = {"unavailable": 503, "not_stored": 503, "busy": 503, "no_table": 404, "bad_token": 403,
                "no_profile": 404, "bad_key": 403, "seat_taken": 409, "not_open": 409, "not_host": 403,
-               "too_many_mutes": 409}
+               "too_many_mutes": 409, "name_taken": 409, "name_fixed": 409, "already_seated": 409,
+               "blocked": 403, "rated_pair_limit": 409, "too_many_blocks": 409, "no_line": 404,
+               "not_operator": 403}
 
 
 def refusal(code: str, detail: str) -> dict[str, Any]:

@@ -132,6 +132,7 @@ class Registry:
         # a seat whose player has moved has come (after a restart its clock goes on; a seat whose
         # player never came keeps waiting for them)
         t.joined = {a.seat for a in acts if a.by == "human"}
+        t.acted = info.last_active.timestamp()  # when a player last acted (a stall is measured from it)
         for i, s in enumerate(info.seats):
             if s.get("kind") == "bot":
                 t.bots[i], _ = bot_for(str(s.get("bot") or "random"), info.seed * 10 + i)
@@ -154,7 +155,7 @@ class Registry:
             return
         t.info, t.game, t.seq, t.log, t.client_ids, t.bots = (fresh.info, fresh.game, fresh.seq, fresh.log,
                                                               fresh.client_ids, fresh.bots)
-        t.via, t.joined = fresh.via, t.joined | fresh.joined
+        t.via, t.joined, t.acted = fresh.via, t.joined | fresh.joined, max(t.acted, fresh.acted)
         self.broadcaster.refresh(t)
 
     # -- memory: idle and finished tables leave it -------------------------------------

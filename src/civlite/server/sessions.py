@@ -10,6 +10,7 @@ from . import protocol
 from .broadcast import Broadcaster
 from .chat import Chat
 from .invites import Invites
+from .leaving import Leaving
 from .moves import Moves
 from .protocol import Hello, ProtocolError, error, parse_client
 from .registry import Registry
@@ -26,8 +27,9 @@ class Sessions:
     MAX_DROPPED = 2000
 
     def __init__(self, registry: Registry, broadcaster: Broadcaster, turns: Turns, moves: Moves, invites: Invites,
-                 chat: Chat, rate_limit: float | None) -> None:
+                 chat: Chat, leaving: Leaving, rate_limit: float | None) -> None:
         self.chat = chat
+        self.leaving = leaving
         self.registry = registry
         self.broadcaster = broadcaster
         self.turns = turns
@@ -72,6 +74,10 @@ class Sessions:
                 await self.invites.rematch(conn)
             elif msg.type == "chat":
                 await self.chat.say(conn, msg)
+            elif msg.type == "concede":
+                await self.leaving.concede(conn)
+            elif msg.type == "vote_end":
+                await self.leaving.vote_end(conn)
             else:
                 conn.send(protocol.pong())
         except ProtocolError as e:

@@ -29,7 +29,8 @@ class Conn:
 
     MAX_QUEUE = 2000
 
-    def __init__(self) -> None:
+    def __init__(self, address: str = "?") -> None:
+        self.address = address  # the client's address (its budgets are kept per address too)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.table: Table | None = None
         self.seat: int | None = None
@@ -92,6 +93,7 @@ class Table:
     touched: float = field(default_factory=time.monotonic)  # the last move, hello or goodbye (for eviction)
     chat: list[ChatLine] | None = None  # the chat's last lines (None: not loaded yet)
     chat_count: int | None = None  # lines stored in all (known once the chat is long)
+    acted: float = field(default_factory=time.time)  # epoch seconds of the last move (or the load)
 
     @property
     def id(self) -> str:
@@ -116,6 +118,7 @@ class Table:
         """Note move ``seq`` (already applied to ``game``): its events, who made it (``by``) and
         the client's action id; a game it ended marks the table over."""
         self.seq = seq
+        self.acted = time.time()
         if by != "human":
             self.via[seq] = by
         self.log.extend((seq, e) for e in events)

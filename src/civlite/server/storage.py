@@ -150,6 +150,15 @@ class TableInfo:
         return RuleSet.from_dict(self.rules, where=f"table {self.id} rules")
 
 
+@dataclass(slots=True)
+class TableChange:
+    """A table's seats, status and options, to edit inside :meth:`Store.change_table`."""
+
+    seats: list[dict[str, Any]]
+    status: str
+    options: dict[str, Any]
+
+
 @dataclass(frozen=True, slots=True)
 class StoredAction:
     seq: int
@@ -332,24 +341,40 @@ class Store:
                 s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{table_id}:0:{self.origin}"})
         return got or rematch
 
-    def change_seats(self, table_id: str,
-                     change: Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], str] | None]
-                     ) -> TableInfo | None:
-        """Change a table's seats and status atomically (the row locked on PostgreSQL):
-        ``change(seats, status)`` gives the new ones, or None to leave them (then None is
-        returned, as for an unknown table)."""
+    def change_table(self, table_id: str, change: Callable[[TableChange], bool]) -> TableInfo | None:
+        """Change a table's seats, status and options atomically: the row is locked first (a
+        write, so PostgreSQL's row lock or SQLite's write lock is held until the commit), so
+        two changes of one table, from any process, run one after the other and each sees the
+        other's result. ``change`` edits the :class:`TableChange` it is given and returns True
+        to store it, or False to leave everything (then None is returned, as for an unknown
+        table). Other processes are told (NOTIFY, seq 0)."""
         with self.sessions.begin() as s:
+            s.execute(update(TableRow).where(TableRow.id == table_id).values(num_actions=TableRow.num_actions))
             row = s.execute(select(TableRow).where(TableRow.id == table_id).with_for_update()).scalar_one_or_none()
             if row is None:
                 return None
-            got = change([dict(x) for x in row.seats], row.status)
-            if got is None:
+            c = TableChange([dict(x) for x in row.seats], row.status, dict(row.options or {}))
+            if not change(c):
                 return None
-            row.seats, row.status = got
+            row.seats, row.status, row.options = c.seats, c.status, c.options or None
             row.active_at = _now()
             if self.is_postgres:  # seq 0: "the table itself changed" for other processes
                 s.execute(text("SELECT pg_notify(:ch, :payload)"), {"ch": CHANNEL, "payload": f"{table_id}:0:{self.origin}"})
         return self.get_table(table_id)
+
+    def change_seats(self, table_id: str,
+                     change: Callable[[list[dict[str, Any]], str], tuple[list[dict[str, Any]], str] | None]
+                     ) -> TableInfo | None:
+        """:meth:`change_table` for the seats and status only: ``change(seats, status)`` gives
+        the new ones, or None to leave them."""
+        def edit(c: TableChange) -> bool:
+            got = change(c.seats, c.status)
+            if got is None:
+                return False
+            c.seats, c.status = got
+            return True
+
+        return self.change_table(table_id, edit)
 
     def close_abandoned(self, before: datetime, limit: int = 500) -> list[str]:
         """Close the unfinished tables where nobody has acted since ``before`` (status
@@ -535,7 +560,7 @@ class Store:
                                 tid, seq, origin = [*n.payload.split(":"), "", ""][:3]
                                 if origin == self.origin:
                                     continue  # this process's own commit
-                                try:
+                                try:  # seq > 0: an action; 0: the table itself; -n: chat line n
                                     callback(tid, int(seq))
                                 except Exception:  # a callback error must not stop listening
                                     pass
@@ -552,4 +577,4 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"))
 
 
-__all__ = ["Append", "ConflictError", "Connection", "StorageError", "Store", "TableInfo", "default_db_url"]
+__all__ = ["Append", "ConflictError", "Connection", "StorageError", "Store", "TableChange", "TableInfo", "default_db_url"]

@@ -24,11 +24,12 @@ from .committer import Committer
 from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS, Housekeeping
 from .invites import Invites
 from .leases import Leases
-from .lobby import RULESETS, Lobby
+from .leaving import STALL_SECONDS, Leaving
+from .lobby import BOT_NAMES, RATED_RULES, RULESETS, Lobby
 from .moves import Moves
 from .profiles import Profiles
 from .protocol import CreateTable
-from .ratings import Ratings
+from .ratings import Ratings, decided
 from .registry import Registry
 from .seating import Seating
 from .sessions import Sessions
@@ -46,13 +47,16 @@ class Manager:
     ``listen``: apply other processes' moves (PostgreSQL NOTIFY); ``leases``: only the holder
     of a table's lease runs its bots and clock (both default to whether storage is
     PostgreSQL). ``bot_processes``: worker processes for search bots (None: one per core;
-    0: threads). ``rate_limit``: messages a second per connection (None: off)."""
+    0: threads). ``rate_limit``: messages a second per connection (None: off).
+    ``stall_seconds``: how long a player may sit on a decision while away before the others
+    may vote to end the game."""
 
     def __init__(self, store: Store, bot_delay: float = 0.8, listen: bool | None = None,
                  clock_bot: str | None = None, rate_limit: float | None = None,
                  bot_processes: int | None = None, idle_seconds: float = 60.0,
                  leases: bool | None = None, abandoned_seconds: float = ABANDONED_SECONDS,
-                 close_seconds: float = CLOSE_SECONDS, rulesets: Mapping[str, RuleSet] | None = None) -> None:
+                 close_seconds: float = CLOSE_SECONDS, rulesets: Mapping[str, RuleSet] | None = None,
+                 stall_seconds: float = STALL_SECONDS, rated_rules: str = RATED_RULES) -> None:
         self.store = store
         #: the rule sets a new table may take, by name (the lobby's own and an operator's)
         self.rulesets: Mapping[str, RuleSet] = rulesets if rulesets is not None else RULESETS
@@ -68,24 +72,38 @@ class Manager:
         self.turns = Turns(self.registry, self.broadcaster, self.leases, self.bots,
                            Clocks(self.broadcaster, clock_bot), submit=self._submit, bot_delay=bot_delay)
         self.moves = Moves(self.registry, self.committer, self.turns, ended=self._ended)
-        self.lobby = Lobby(store, self.social, self.registry, self.leases, self.rulesets)
+        self.lobby = Lobby(store, self.social, self.registry, self.leases, self.rulesets, rated_rules)
         self.chat = Chat(self.social)
-        self.profiles = Profiles(self.social)
         self.seating = Seating(store, self.social, self.registry, self.turns)
-        self.housekeeping = Housekeeping(store, self.registry, self.broadcaster, abandoned_seconds, close_seconds)
+        self.housekeeping = Housekeeping(store, self.registry, self.broadcaster, abandoned_seconds, close_seconds,
+                                         ended=self._ended)
         self._rating: set[asyncio.Task[None]] = set()
         self.invites = Invites(store, self.registry, self.broadcaster, self.leases)
-        self.catchup = CatchUp(store, self.registry, self.broadcaster, self.invites, self.turns,
+        self.profiles = Profiles(self.social, reserved=BOT_NAMES, rotate_seats=self._rotate_seats)
+        self.leaving = Leaving(store, self.registry, self.broadcaster, self.turns, ended=self._ended,
+                               stall_seconds=stall_seconds)
+        self.catchup = CatchUp(store, self.registry, self.broadcaster, self.invites, self.turns, self.chat,
+                               changed=self.leaving.after_change,
                                listen=store.is_postgres if listen is None else listen, leases=leased)
         self.sessions = Sessions(self.registry, self.broadcaster, self.turns, self.moves, self.invites, self.chat,
-                                 rate_limit if rate_limit else None)
+                                 self.leaving, rate_limit if rate_limit else None)
 
     def _loaded(self, t: Table) -> None:
-        """A table just loaded: its next bot move or clock; a finished rated game not rated yet
-        (the server stopped in between) is rated now."""
+        """A table just loaded: its next bot move or clock; a rated game that ended (or was
+        closed with a seat to blame) and is not rated yet (the server stopped in between) is
+        rated now."""
         self.turns.schedule(t)
-        if t.info.rated and t.game.is_over:
+        if t.info.rated and decided(t):
             self._ended(t)
+
+    async def _rotate_seats(self, profile_id: str) -> list[tuple[str, int, str]]:
+        """New tokens for the seats ``profile_id`` holds at unfinished tables (its key was replaced)."""
+        out = []
+        for table_id, seat in await asyncio.to_thread(self.social.seats_in_play, profile_id):
+            token = await self.invites.rotate(table_id, seat, profile_id)
+            if token is not None:
+                out.append((table_id, seat, token))
+        return out
 
     def _ended(self, t: Table) -> None:
         if t.info.rated:

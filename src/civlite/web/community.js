@@ -128,7 +128,7 @@ export function Leaderboard({ redraw }) {
     ${b === null ? html`<p class="loading" role="status">Loading…</p>` : b.length ? html`<table class="standings" data-testid="board">
       <thead><tr><th scope="col">#</th><th scope="col">Player</th><th scope="col">Rating</th><th scope="col">Games</th></tr></thead>
       <tbody>${b.map((r) => html`<tr key=${r.id}><td>${r.rank}</td><th scope="row"><a href=${`/p/${r.id}`} data-nav><${Name} name=${r.name} /></a></th>
-        <td>${fmt(r.rating)}</td><td>${r.games}</td></tr>`)}</tbody></table>` : html`<p class="muted">Nobody has played a rated game yet.</p>`}
+        <td>${fmt(r.rating)}</td><td>${r.games}</td></tr>`)}</tbody></table>` : html`<p class="muted" data-testid="board-empty">Nobody is ranked yet: a player is listed after 5 rated games against at least 3 different opponents.</p>`}
     <p><a href="/profile" data-nav>Your profile</a> · <a href="/" data-nav>Lobby</a></p>
   </div>`;
 }
