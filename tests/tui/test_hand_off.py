@@ -117,3 +117,29 @@ async def test_a_fresh_decision_never_starts_on_pass() -> None:
         await pilot.pause()
         assert decisions(s) > before
         assert s.game.actions[-1].to_json()["do"] != "pass"
+
+
+@run_async
+async def test_the_quit_question_promises_only_what_continue_does(tmp_path: Any) -> None:
+    """Before anyone has moved, --continue would pass the game over: the question names
+    --resume FILE only; after a move it names --continue too."""
+    from civlite.tui.dialogs import QuitScreen
+
+    from .helpers import screen_text
+
+    s, app = action_app()
+    s.save_path = tmp_path / "game.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not s.begun
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+        text = " ".join(screen_text(app).split())
+        assert "Nobody has moved yet" in text and "--resume" in text and "--continue" not in text
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await pilot.press("p")  # a move: now --continue offers this game
+        await wait_for(pilot, lambda: s.begun)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitScreen))
+        assert "civlite play --continue" in " ".join(screen_text(app).split())

@@ -143,3 +143,39 @@ def test_replay(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> Non
     s.save(tmp_path / "r.json")
     app = ReplayApp(Replay.load(tmp_path / "r.json"))
     assert snap_compare(app, terminal_size=size, press=["right", "right", "right", "w"])
+
+
+# -- at 80x24: the tutorial's first decision, the review table, an 11-card hand -------------------
+def test_tutorial_first_decision_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    """The coach's notes are in the log beside the choices; no toast covers the choice list."""
+    from civlite.tui.app import TutorialApp
+
+    assert snap_compare(TutorialApp(delay=0, autosave_dir=tmp_path), terminal_size=(80, 24))
+
+
+def test_review_table_80x24(snap_compare: Any) -> None:
+    """Every column of the review (the decision, what was chosen and the better option, the
+    mark, the loss and the chance of winning) is in view at 80 columns."""
+    from textual.app import App
+
+    from civlite.engine import GameRecord
+    from civlite.review import review_record
+    from civlite.tui.review import ReviewScreen
+
+    record = GameRecord.load(Path(__file__).parents[1] / "review" / "data" / "seeded-record.json")
+    review = review_record(record, 1, budget=8, workers=1)
+    names = list(record.players)
+
+    class ReviewApp(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(ReviewScreen(record, 1, names, review=review))
+
+    assert snap_compare(ReviewApp(), terminal_size=(80, 24))
+
+
+def test_eleven_card_hand_80x24(snap_compare: Any) -> None:
+    """A hand of 11 cards of every suit fits the compact table with no scrollbar."""
+    state = action_state()
+    state["players"][0]["hand"] = ["Moses", "Sphinx", "Pantheon", "Spearmen", "Religion", "Greeks", "Romans",
+                                   "Granaries", "Tribute", "Volcano", "Axemen"]
+    assert snap_compare(table(session_at(state, ANN_BOT)), terminal_size=(80, 24))
