@@ -8,7 +8,9 @@ Each round runs every loop for ``--seconds``, in turn (uniformly random legal ac
 * ``openspiel``: ``python_civlite`` through pyspiel's API: ``is_terminal()``,
   ``is_chance_node()``, ``legal_actions()`` or ``chance_outcomes()``, ``apply_action()``
   (every dealt and drawn card a chance node, sampled uniformly); decisions counted;
-* ``openspiel_sampled``: the same with ``chance="sampled"`` (the CFR model).
+* ``openspiel_sampled``: the same with ``chance="sampled"`` (the CFR model);
+* ``openspiel_implicit``: the same with ``chance="implicit"`` (no chance nodes: the engine
+  draws inside each action; SAMPLED_STOCHASTIC).
 
     taskset -c 0 .venv/bin/python benchmarks/openspiel_speed.py --seconds 3 --rounds 5 --out FILE.json
 """
@@ -81,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None, help="write the JSON summary here")
     args = ap.parse_args(argv)
     loops = {"engine": engine_loop(args.players), "openspiel": openspiel_loop(args.players),
-             "openspiel_sampled": openspiel_loop(args.players, chance="sampled")}
+             "openspiel_sampled": openspiel_loop(args.players, chance="sampled"),
+             "openspiel_implicit": openspiel_loop(args.players, chance="implicit")}
     rates, ratios = run_rounds(loops, args.rounds, args.seconds)
     summary = {
         "command": "benchmarks/openspiel_speed.py " + " ".join(sys.argv[1:] if argv is None else argv),

@@ -43,21 +43,25 @@ OBSERVATION: tuple[tuple[str, str, str, str], ...] = (
 EVENT_RECORD = 22
 #: the records a turn may need in the whole-game information state (the rules bound it at 15)
 EVENTS_PER_TURN = 16
-#: event kinds, numbered from 1 in the information state's records (another kind: len + 1)
+#: record kinds, numbered from 1 in the information state's records (another kind: len + 1): the
+#: engine's event kinds, then the notes of what a seat's view showed it that no event holds
+#: (``known``: the cards of another hand it knows, by suit, when that changed; ``searched``: the
+#: deck by suit when it came to decide a Vision)
 EVENT_KINDS = ("activate", "discard", "draw", "draw_game", "extra_turn", "gain_ct", "look", "meld", "pass",
-               "reshuffle", "shuffle", "steal_cards", "steal_ct", "take", "turn", "win")
+               "reshuffle", "shuffle", "steal_cards", "steal_ct", "take", "turn", "win", "known", "searched")
 
 #: the columns of one event record of the OpenSpiel information state: (first, width, meaning)
 EVENT_COLUMNS: tuple[tuple[int, int, str], ...] = (
     (0, 1, "kind: 1 + its index in " + ", ".join(EVENT_KINDS) + f" ({len(EVENT_KINDS) + 1}: another kind); "
      "0 marks an unused record"),
     (1, 1, "acting seat, relative to the viewer, plus 1 (1: the viewer; 0: none)"),
-    (2, 1, "target seat, relative to the viewer, plus 1 (0: none)"),
+    (2, 1, "target seat, relative to the viewer, plus 1 (0: none); for `known`, the seat whose hand it is"),
     (3, 1, "ability: basic 1–8 by suit, advanced 9–16 by suit (0: none)"),
     (4, 1, "cards moved or seen; for a turn's start, 1 if it is an extra turn"),
     (5, 1, "CT amount; for a turn's start, the turn's number"),
     (6, 8, "the event's public cards, by suit"),
-    (14, 8, "the cards of the event the viewer may see (its own draws, a look, a steal it took part in), by suit"),
+    (14, 8, "the cards of the event the viewer may see (its own draws, a look, a steal it took part in), by "
+     "suit; for `known`, the cards of that hand it knows now; for `searched`, the deck"),
 )
 
 
@@ -104,11 +108,18 @@ The action mask beside it has 153 entries, one per compact action id (1: legal n
 |---|---|---|---|
 | 0 | 66 + 12n | observation | the observation above |
 | 66 + 12n | 8 | dealt hand | the cards dealt to the seat (seat 0: with its first Rise), by suit |
-| 74 + 12n | {EVENT_RECORD} C | events | C records of {EVENT_RECORD} numbers, one per event the seat saw, oldest first, redacted for it |
-| 74 + 12n + {EVENT_RECORD} C | 1 | events dropped | events that no longer fit (0 with the default whole-game capacity) |
+| 74 + 12n | {EVENT_RECORD} C | events | C records of {EVENT_RECORD} numbers, oldest first: one per event the seat saw, redacted for it, and one per note of a secret its view showed it that no event holds (`known`, `searched`) |
+| 74 + 12n + {EVENT_RECORD} C | 1 | events dropped | records that no longer fit (0 with the default whole-game capacity) |
+
+The notes keep what the seat once saw after its view stops showing it (perfect recall): the
+deck by suit when it came to decide a Vision (`searched`), and, whenever it changed, which
+cards of another seat's hand it knows, by suit (`known`: that changes with cards the
+events name only by suit, such as a discard of one of two cards of a suit of which the seat
+knew one). Both are read from the seat's view, where hidden information is decided.
 
 C, the records kept, is {EVENTS_PER_TURN} × the turn limit + 1 by default (`history` -1: the whole
-game; the rules bound a turn's events at 15), or the `history` parameter. With the default
+game; at most 12 records in one turn were seen in 420 uniformly random games of 2 to 8
+players, notes included), or the `history` parameter. With the default
 rules (turn limit {limit}) that is {whole:,} records: {obs_size(2) + 9 + EVENT_RECORD * whole:,} numbers at 2
 players (`info_tensor_size`). A short variant (`turn_limit=10`) has {short} records
 ({obs_size(2) + 9 + EVENT_RECORD * short:,} numbers at 2 players). Each record:

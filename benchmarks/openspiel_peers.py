@@ -1,0 +1,169 @@
+"""civlite's research interfaces against the field's peers, measured in the same run, interleaved.
+
+Every loop plays uniformly random legal actions for ``--seconds`` per round, in turn, for
+``--rounds`` rounds, and counts decisions (a player's action; chance nodes are not
+counted); the medians are reported, with each loop's rate as a fraction of that round's
+civlite engine (the loops of a round saw the same load):
+
+* ``civlite_engine``: the raw engine (``legal_ids`` + ``apply_id``, events built), 2 players;
+* ``civlite_openspiel_exact`` / ``_sampled`` / ``_implicit``: ``python_civlite`` through pyspiel's
+  API with each chance model (``chance="implicit"``: no chance nodes);
+* ``pyspiel_<game>``: OpenSpiel's own games through the same Python loop (C++ games, and
+  ``python_kuhn_poker``, OpenSpiel's Python game);
+* ``rlcard_<env>``: RLCard's environments (``env.step`` with a random legal action), if
+  ``rlcard`` imports;
+* ``pgx_<env>``: pgx on the CPU, one game at a time (``jax.jit`` of ``step``, one XLA thread)
+  and ``pgx_<env>_batch256`` (``jax.vmap`` over 256 games: agent steps/s), if ``pgx`` imports.
+
+    nice .venv/bin/python benchmarks/openspiel_peers.py --seconds 2 --rounds 3 --out benchmarks/results/openspiel_peers.json
+
+(RLCard and pgx are not civlite's dependencies: install them beside it, e.g. with
+``pip install --target DIR rlcard pgx`` and ``PYTHONPATH=DIR``, to include them.)
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import argparse
+import importlib.metadata
+import platform
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+import pyspiel
+from openspiel_speed import Loop, engine_loop, openspiel_loop, pyspiel_loop, run_rounds, write_summary
+
+#: OpenSpiel's games played through pyspiel
+PYSPIEL_GAMES = ("kuhn_poker", "leduc_poker", "liars_dice", "hearts", "python_kuhn_poker")
+#: RLCard's environments
+RLCARD_ENVS = ("leduc-holdem", "limit-holdem", "uno")
+#: pgx's environments
+PGX_ENVS = ("leduc_holdem", "kuhn_poker")
+
+
+def rlcard_loop(name: str) -> Loop:
+    rlcard = importlib.import_module("rlcard")  # not a dependency of civlite
+    env = rlcard.make(name, config={"seed": 1})
+
+    def run(seconds: float) -> float:
+        r = random.Random(1)
+        n = 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            state, _ = env.reset()
+            while not env.is_over():
+                legal = list(state["legal_actions"])
+                state, _ = env.step(legal[int(r.random() * len(legal))])
+                n += 1
+        return n / (time.perf_counter() - t0)
+    return run
+
+
+def pgx_loop(name: str, batch: int) -> Loop:
+    jax = importlib.import_module("jax")  # not dependencies of civlite
+    jnp = importlib.import_module("jax.numpy")
+    pgx = importlib.import_module("pgx")
+
+    env = pgx.make(name)
+
+    def act(key: Any, state: Any) -> Any:  # a uniformly random legal action
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        return jax.random.categorical(key, logits, axis=-1)
+
+    if batch == 1:
+        init = jax.jit(env.init)
+        step = jax.jit(env.step)
+        pick = jax.jit(act)
+    else:
+        init = jax.jit(jax.vmap(env.init))
+        step = jax.jit(jax.vmap(env.step))
+        pick = jax.jit(act)
+
+    def keys(key: Any) -> Any:
+        return key if batch == 1 else jax.random.split(key, batch)
+
+    key = jax.random.PRNGKey(0)
+    s = init(keys(key))  # compile before timing
+    s = step(s, pick(key, s))
+    jax.block_until_ready(s)
+
+    def run(seconds: float) -> float:
+        k = jax.random.PRNGKey(1)
+        n = 0
+        t0 = time.perf_counter()
+        state = init(keys(k))
+        while time.perf_counter() - t0 < seconds:
+            k, k1, k2 = jax.random.split(k, 3)
+            if batch == 1:
+                if bool(state.terminated):
+                    state = init(k1)
+                state = step(state, pick(k2, state))
+                n += 1
+            else:
+                live = int((~state.terminated).sum())
+                if live == 0:
+                    state = init(keys(k1))
+                    continue
+                state = step(state, pick(k2, state))  # finished games stay finished: only live ones count
+                n += live
+        jax.block_until_ready(state)
+        return n / (time.perf_counter() - t0)
+    return run
+
+
+def _version(pkg: str) -> str | None:
+    try:
+        return importlib.metadata.version(pkg)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    loops: dict[str, Loop] = {
+        "engine": engine_loop(2),
+        "civlite_openspiel_exact": openspiel_loop(2),
+        "civlite_openspiel_sampled": openspiel_loop(2, chance="sampled"),
+        "civlite_openspiel_implicit": openspiel_loop(2, chance="implicit"),
+    }
+    for g in PYSPIEL_GAMES:
+        loops[f"pyspiel_{g}"] = pyspiel_loop(pyspiel.load_game(g))
+    missing = []
+    try:
+        for e in RLCARD_ENVS:
+            loops[f"rlcard_{e}"] = rlcard_loop(e)
+    except ImportError as err:
+        missing.append(f"rlcard: {err}")
+    try:
+        for e in PGX_ENVS:
+            loops[f"pgx_{e}"] = pgx_loop(e, 1)
+            loops[f"pgx_{e}_batch256"] = pgx_loop(e, 256)
+    except ImportError as err:
+        missing.append(f"pgx: {err}")
+    rates, ratios = run_rounds(loops, args.rounds, args.seconds)
+    summary = {
+        "command": "benchmarks/openspiel_peers.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "seconds": args.seconds, "rounds": args.rounds, "python": platform.python_version(),
+        "versions": {p: _version(p) for p in ("open_spiel", "rlcard", "pgx", "jax")},
+        "not_measured": missing,
+        "decisions_per_s": {k: round(statistics.median(v)) for k, v in rates.items()},
+        "ratio_to_civlite_engine": {k: round(statistics.median(v), 3) for k, v in ratios.items()},
+        "ratio_per_round": {k: [round(x, 3) for x in v] for k, v in ratios.items()},
+    }
+    write_summary(summary, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
