@@ -67,6 +67,8 @@ export async function loadMutes(upload = false) {
   } catch (e) { mutes.error = `Your profile's mutes could not be loaded: ${e.message}`; return false; }
 }
 
+let changes = 0; // mute changes sent to the server so far
+
 /** Mute ``seat`` (null: the spectators) at this table, or unmute it. A player with a profile is
  *  muted everywhere they play; the change is kept with this player's profile, if any. */
 export async function toggleMute(tableId, seats, seat, redraw) {
@@ -78,11 +80,12 @@ export async function toggleMute(tableId, seats, seat, redraw) {
   mutes.error = ""; keep(); redraw();
   const key = profileKey();
   if (!key) return;
+  const n = ++changes; // several clicks in a row: only the last answer is the profile's whole list
   try {
     const got = await api("/api/profiles/me/mutes", { key, mute: add, unmute: was });
-    mutes.set = new Set(got.mutes);
+    if (n === changes) mutes.set = new Set(got.mutes);
   } catch (e) {
-    mutes.set = before;
+    if (n === changes) mutes.set = before;
     mutes.error = `Not kept with your profile (nothing changed): ${e.message}`;
   }
   keep(); redraw();
