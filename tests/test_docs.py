@@ -254,3 +254,14 @@ A form::
     assert "```pycon\n>>> 1 + 1\n2\n```" in out
     assert mod.ROLE.sub(lambda m: "`" + m.group(1).lstrip("~").rsplit(".", 1)[-1] + "`", out).count(":class:") == 0
     assert "extensions" in (ROOT / "mkdocs.yml").read_text() and "griffe_rst.py" in (ROOT / "mkdocs.yml").read_text()
+
+
+def test_the_scenario_pages_example_prints_the_result_shown() -> None:
+    """The scenario page's example file, played, gives exactly the result the page shows."""
+    import json
+
+    from civlite.scenario import run
+
+    blocks = re.findall(r"```json\n(.*?)```", page("scenarios.md"), flags=re.S)
+    scenario, result = json.loads(blocks[0]), json.loads(blocks[1])
+    assert run(scenario) == result
