@@ -36,7 +36,8 @@ class ActionFormatError(ValueError):
 
 
 class IllegalActionError(ValueError):
-    """A well-formed action that the rules do not allow now; ``rule`` is the rule it breaks."""
+    """A well-formed action that the rules do not allow now; ``rule`` is the rule it breaks (a
+    number of the documentation's rules page, also at the end of the message: ``(R9.2)``)."""
 
     def __init__(self, message: str, rule: str = "R9.2") -> None:
         super().__init__(f"{message} ({rule})" if rule and f"({rule})" not in message else message)

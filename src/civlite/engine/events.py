@@ -1,6 +1,7 @@
 """Events: what happened, returned by ``Game.apply`` and replayed by logs and UIs.
 
-Every event cites the rule it applied (``rule``) and says who may see its private
+Every event cites the rule it applied (``rule``, a number of the documentation's rules
+page: R1 to R10 and their sub-rules) and says who may see its private
 part: ``secret`` cards are visible only to the seats in ``seen_by``. Use
 :meth:`Event.for_seat` (or ``to_json(seat)``) to get the redacted form a seat may
 receive; the public form (``for_seat(None)``) never holds a secret card.
