@@ -12,8 +12,9 @@ civlite engine (the loops of a round saw the same load):
   ``python_kuhn_poker``, OpenSpiel's Python game);
 * ``rlcard_<env>``: RLCard's environments (``env.step`` with a random legal action), if
   ``rlcard`` imports;
-* ``pgx_<env>``: pgx on the CPU, one game at a time (``jax.jit`` of ``step``, one XLA thread)
-  and ``pgx_<env>_batch256`` (``jax.vmap`` over 256 games: agent steps/s), if ``pgx`` imports.
+* ``pgx_<env>``: pgx on the CPU, one game at a time (``step``, a random legal action and a
+  new game at the end in one ``jax.jit``; one XLA thread) and ``pgx_<env>_batch256``
+  (``jax.vmap`` over 256 games: agent steps/s), if ``pgx`` imports.
 
     nice .venv/bin/python benchmarks/openspiel_peers.py --seconds 2 --rounds 3 --out benchmarks/results/openspiel_peers.json
 
@@ -67,53 +68,43 @@ def rlcard_loop(name: str) -> Loop:
 
 
 def pgx_loop(name: str, batch: int) -> Loop:
+    """pgx's ``step`` with a uniformly random legal action and a new game when one ends, in one
+    ``jax.jit`` (``jax.vmap`` over ``batch`` games when ``batch`` > 1); compiled before timing."""
     jax = importlib.import_module("jax")  # not dependencies of civlite
     jnp = importlib.import_module("jax.numpy")
     pgx = importlib.import_module("pgx")
 
     env = pgx.make(name)
 
-    def act(key: Any, state: Any) -> Any:  # a uniformly random legal action
+    def one(state: Any, key: Any) -> tuple[Any, Any]:
+        key, k1, k2 = jax.random.split(key, 3)
         logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
-        return jax.random.categorical(key, logits, axis=-1)
+        state = env.step(state, jax.random.categorical(k1, logits))
+        state = jax.lax.cond(state.terminated, lambda: env.init(k2), lambda: state)
+        return state, key
 
     if batch == 1:
-        init = jax.jit(env.init)
-        step = jax.jit(env.step)
-        pick = jax.jit(act)
+        init, step = env.init, one
     else:
-        init = jax.jit(jax.vmap(env.init))
-        step = jax.jit(jax.vmap(env.step))
-        pick = jax.jit(act)
+        init, step = jax.vmap(env.init), jax.vmap(one)
+    init, step = jax.jit(init), jax.jit(step)
 
-    def keys(key: Any) -> Any:
+    def keys(seed: int) -> Any:
+        key = jax.random.PRNGKey(seed)
         return key if batch == 1 else jax.random.split(key, batch)
 
-    key = jax.random.PRNGKey(0)
-    s = init(keys(key))  # compile before timing
-    s = step(s, pick(key, s))
-    jax.block_until_ready(s)
+    warm, _ = step(init(keys(0)), keys(1))  # compile before timing
+    jax.block_until_ready(warm)
 
     def run(seconds: float) -> float:
-        k = jax.random.PRNGKey(1)
+        state, key = init(keys(2)), keys(3)
         n = 0
         t0 = time.perf_counter()
-        state = init(keys(k))
         while time.perf_counter() - t0 < seconds:
-            k, k1, k2 = jax.random.split(k, 3)
-            if batch == 1:
-                if bool(state.terminated):
-                    state = init(k1)
-                state = step(state, pick(k2, state))
-                n += 1
-            else:
-                live = int((~state.terminated).sum())
-                if live == 0:
-                    state = init(keys(k1))
-                    continue
-                state = step(state, pick(k2, state))  # finished games stay finished: only live ones count
-                n += live
-        jax.block_until_ready(state)
+            for _ in range(16):
+                state, key = step(state, key)
+            jax.block_until_ready(state)
+            n += 16 * batch
         return n / (time.perf_counter() - t0)
     return run
 
