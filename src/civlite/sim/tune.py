@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -68,7 +69,7 @@ from typing import Any
 
 from ..engine import RuleSetError
 from .paths import get_path
-from .simulator import SimConfig
+from .simulator import SimConfig, _term_as_interrupt
 from .tune_measure import Tally, goal_met, hopeless, loss, measure, play_batch
 from .tune_report import render_md, seats_text, toml_header
 from .tune_space import (
@@ -196,9 +197,10 @@ def tune(space: Space, out: str | Path, workers: int | None = None, backend: str
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
             ray_started = True
+    old_term = _term_as_interrupt()  # a run in the background stops on SIGTERM as on Ctrl-C
     try:
         study.optimize(objective, n_trials=n_trials)
-    except KeyboardInterrupt:  # Ctrl-C: keep what was measured, write the best so far
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: keep what was measured, write the best so far
         interrupted = True
         say("interrupted: writing the variants measured so far")
         for r in records:
@@ -219,6 +221,8 @@ def tune(space: Space, out: str | Path, workers: int | None = None, backend: str
             rec.setdefault("confirmation", {})["interrupted"] = True
             interrupted = True
             break
+    if old_term is not None:
+        signal.signal(signal.SIGTERM, old_term)
     passed = sorted((r for r in finalists if r.get("confirmation", {}).get("passed")),
                     key=lambda r: r["confirmation"]["loss"])
     for old in od.glob("best-*.toml"):  # a --force rerun: no best file of an earlier run survives
