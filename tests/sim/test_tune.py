@@ -305,3 +305,25 @@ def test_unknown_keys_say_what_was_meant() -> None:
         space_from_dict({"tunes": {}, "param": [{"path": "victory_ct", "choices": [20]}]})
     with pytest.raises(TuneError, match="did you mean 'victory_ct'"):
         space_from_dict({"param": [{"path": "victory", "choices": [20]}]})
+
+
+def test_sigterm_stops_a_search_and_keeps_what_it_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import signal
+
+    calls = []
+
+    def fake_batch(cfg: object, indices: list[int], workers: int, backend: str = "local") -> list[dict[str, object]]:
+        calls.append(len(indices))
+        if len(calls) == 2:  # the second batch: a SIGTERM, as from `kill` on a run in the background
+            os.kill(os.getpid(), signal.SIGTERM)
+        return [{"winner": i % 2, "turns": 30} for i in indices]
+
+    monkeypatch.setattr(tune_module, "play_batch", fake_batch)
+    f = tmp_path / "s.toml"
+    f.write_text(SPACE)
+    before = signal.getsignal(signal.SIGTERM)
+    res = tune(load_space(f), tmp_path / "out", workers=1)
+    assert res["interrupted"] and res["best"] == [] and (tmp_path / "out" / "tune.md").exists()
+    assert [t["state"] for t in res["trials"]] == ["interrupted"]
+    assert signal.getsignal(signal.SIGTERM) == before
