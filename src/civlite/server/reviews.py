@@ -228,6 +228,11 @@ class Hints:
     def refused(self, address: str) -> JSONResponse | None:
         """A 429 when ``address`` has asked too many hints lately, or the server has as many
         hints running and waiting as it takes; None: this hint may go ahead (counted)."""
+        if self.asked >= HINTS_RUNNING + HINTS_WAITING:  # refused before the address's budget is spent
+            return JSONResponse(
+                protocol.refusal("busy", f"the server is busy computing other hints: try again in "
+                                 f"{HINT_BUSY_RETRY} s"),
+                status_code=429, headers={"Retry-After": str(HINT_BUSY_RETRY)})
         if self.buckets is not None:
             wait = self.buckets.take(address)
             if wait > 0:
@@ -235,11 +240,6 @@ class Hints:
                     protocol.refusal("rate_limited", f"too many hints asked from your address (at most "
                                      f"{self.per_minute:g} a minute): try again in {max(1, round(wait))} s"),
                     status_code=429, headers={"Retry-After": str(max(1, round(wait)))})
-        if self.asked >= HINTS_RUNNING + HINTS_WAITING:
-            return JSONResponse(
-                protocol.refusal("busy", f"the server is busy computing other hints: try again in "
-                                 f"{HINT_BUSY_RETRY} s"),
-                status_code=429, headers={"Retry-After": str(HINT_BUSY_RETRY)})
         return None
 
     async def compute(self, view: View, names: list[str]) -> Hint:
