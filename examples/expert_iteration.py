@@ -21,7 +21,7 @@ later from the files in ``--dir``):
 3. **Gate**: the candidate plays the best network ``--gate-games`` 2-player games (seats
    alternated, each deal played twice) and one seat against three of it at 4 players; it
    replaces the best network (``best.npz``; with ``--ship PATH`` that file too) only if its
-   score over both is at least ``--gate``. Both are also scored against ``heuristic``.
+   score over both (:func:`gate_score`: 0.5 at parity) is at least ``--gate``. Both are also scored against ``heuristic``.
 
 Every stage appends one JSON line to ``--log``. Generation is the slow part (about one
 search a second on a free core); run it under ``nice``:
@@ -210,11 +210,16 @@ def match(a: ExpertNet | str, b: ExpertNet | str, players: int, games: int, seed
     return score / games
 
 
+def gate_score(score2: float, games2: int, score4: float, games4: int) -> float:
+    """One score from both tables, 0.5 at parity: the 2-player score and twice the 4-player
+    share (a fair share is 25%), weighted by their games."""
+    return (score2 * games2 + 2 * score4 * games4) / max(1, games2 + games4)
+
+
 def gate(cand: ExpertNet, best: ExpertNet, args: argparse.Namespace, seed: int) -> dict[str, Any]:
     h2h2 = match(cand, best, 2, args.gate_games, sub_seed(seed, "2p"))
     h2h4 = match(cand, best, 4, args.gate_games4, sub_seed(seed, "4p"))
-    w2, w4 = args.gate_games, args.gate_games4
-    score = (h2h2 * w2 + h2h4 * 2 * w4) / (w2 + 2 * w4)  # the 4p share counts as 2x its fair 25%
+    score = gate_score(h2h2, args.gate_games, h2h4, args.gate_games4)
     rec: dict[str, Any] = {"vs_best_2p": round(h2h2, 4), "vs_best_4p": round(h2h4, 4),
                            "gate_score": round(score, 4), "accepted": score >= args.gate}
     if args.eval_games:

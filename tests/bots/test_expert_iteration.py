@@ -159,3 +159,16 @@ def test_expert_iteration_generates_trains_gates_resumes_and_reproduces(tmp_path
         x, y = np.load(a / name), np.load(b / name)
         assert all(np.array_equal(x[k], y[k]) for k in x.files)
     assert np.array_equal(np.load(a / "cand_000.npz")["w0"], first)
+
+
+def test_the_gates_score_is_even_at_parity() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("expert_iteration", ROOT / "examples" / "expert_iteration.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.gate_score(0.5, 1000, 0.25, 400) == pytest.approx(0.5)
+    assert mod.gate_score(0.6, 1000, 0.25, 0) == pytest.approx(0.6)
+    assert mod.gate_score(0.5, 0, 0.3, 400) == pytest.approx(0.6)
+    assert mod.gate_score(0.55, 1000, 0.3, 400) > 0.52
