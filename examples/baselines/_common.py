@@ -102,7 +102,8 @@ def argmax_policy(logits_of: Callable[[np.ndarray], np.ndarray]) -> Policy:
 def write(out: Path, name: str, result: dict[str, Any]) -> None:
     """``out/<name>.json``: the result, the command that made it and the machine."""
     out.mkdir(parents=True, exist_ok=True)
-    result = {"baseline": name, "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+    script = Path(os.path.relpath(sys.argv[0])).as_posix()  # relative to where it ran (the repository)
+    result = {"baseline": name, "command": " ".join([script, *sys.argv[1:]]),
               "python": platform.python_version(), **result}
     (out / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {out / f'{name}.json'}", flush=True)
