@@ -126,8 +126,8 @@ def token_of(table: dict[str, Any], seat: int) -> str:
 class Client:
     """A blocking WebSocket client speaking the protocol."""
 
-    def __init__(self, ws_url: str) -> None:
-        self._cm = connect(ws_url, max_size=None, open_timeout=10)
+    def __init__(self, ws_url: str, headers: dict[str, str] | None = None) -> None:
+        self._cm = connect(ws_url, max_size=None, open_timeout=10, additional_headers=headers)
         self.ws: ClientConnection = self._cm.__enter__()
         self.frames: list[dict[str, Any]] = []
         self.state: dict[str, Any] | None = None

@@ -38,6 +38,7 @@ from .protocol import (
     TakeSeat,
     error,
 )
+from .run import on_loop_exception
 from .state import Conn
 from .storage import Store, default_db_url
 from .tables import Manager
@@ -152,6 +153,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # an exception no task handled is logged at ERROR with its traceback, however the app is run
+        asyncio.get_running_loop().set_exception_handler(on_loop_exception)
         store = Store(url)
         manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate, bot_processes=procs,
                           idle_seconds=idle, leases=leases, abandoned_seconds=abandoned, close_seconds=close,

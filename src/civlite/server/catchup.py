@@ -61,7 +61,8 @@ class CatchUp:
         """From the listening thread: ``table_id`` has move ``seq`` (0: the table itself changed;
         below 0: chat line ``-seq``)."""
         loop = self.loop
-        if loop is None or table_id not in self.registry.tables:
+        # a table being loaded counts: its load may have read the row before this change
+        if loop is None or (table_id not in self.registry.tables and table_id not in self.registry.loading):
             return
         loop.call_soon_threadsafe(lambda: self._spawn(table_id, seq))
 
@@ -74,6 +75,10 @@ class CatchUp:
         """Take in another process's change; a failure (storage down) is logged, and the next
         notice or reload of the table catches up."""
         t = self.registry.tables.get(table_id)
+        loading = self.registry.loading.get(table_id)
+        if t is None and loading is not None:
+            async with loading:  # the load under way ends first; then this change is taken in
+                t = self.registry.tables.get(table_id)
         if t is None:
             return
         try:

@@ -155,7 +155,7 @@ class Registry:
             return
         t.info, t.game, t.seq, t.log, t.client_ids, t.bots = (fresh.info, fresh.game, fresh.seq, fresh.log,
                                                               fresh.client_ids, fresh.bots)
-        t.via, t.joined, t.acted = fresh.via, t.joined | fresh.joined, max(t.acted, fresh.acted)
+        t.via, t.joined = fresh.via, t.joined | fresh.joined  # t.acted stays: the last move here
         self.broadcaster.refresh(t)
 
     # -- memory: idle and finished tables leave it -------------------------------------
