@@ -27,9 +27,11 @@ from ..spec import EVENT_KINDS, EVENT_RECORD, EVENTS_PER_TURN
 
 _KIND_NUM = {k: i + 1 for i, k in enumerate(EVENT_KINDS)}
 _RECORD = struct.Struct(f"<{EVENT_RECORD}f")
-#: the events that may give a seat knowledge of a card in another hand (the others may only
-#: take it away, when some seat knew a card)
-_GIVING = frozenset(("look", "steal_cards", "take"))
+#: the events that never change what a seat knows of another's hand
+_STILL = frozenset(("draw", "turn", "pass", "gain_ct", "steal_ct", "shuffle", "reshuffle", "extra_turn", "win",
+                    "draw_game"))
+#: the events whose public cards leave their player's hand
+_LEAVING = frozenset(("discard", "activate", "meld"))
 _VISION = DecisionKind.VISION
 _NOTHING_KNOWN: tuple[int, ...] = ()
 
@@ -95,7 +97,7 @@ def _note(kind: str, target: int, ability: float, counts: list[int]) -> tuple[fl
 
 
 #: the fields of :class:`_Memory` (a subclass with slots of its own lists them too, for pickling)
-MEMORY_SLOTS = ("cfg", "chains", "cursors", "events", "hands0", "knowing", "knows", "notes", "records")
+MEMORY_SLOTS = ("cfg", "chains", "cursors", "events", "hands0", "knows", "notes", "records")
 
 
 class _Memory:
@@ -116,7 +118,6 @@ class _Memory:
         self.cursors: list[tuple[int, int]] = [(0, 0)] * n  # per seat: events and notes read into records
         self.chains: list[tuple[int, bytes]] = [(0, b"")] * n  # per seat: records digested, digest
         self.knows: list[tuple[int, ...]] = [_NOTHING_KNOWN] * n  # per seat: the known counts last noted
-        self.knowing = False  # whether any seat knew a card of another's hand at the last look
 
     def _copy_memory(self, c: _Memory) -> None:
         c.cfg = self.cfg
@@ -127,7 +128,6 @@ class _Memory:
         c.cursors = self.cursors[:]
         c.chains = self.chains[:]
         c.knows = self.knows[:]
-        c.knowing = self.knowing
 
     def _resampled_memory(self, c: _Memory, seat: int, world: Game) -> None:
         """``c``'s memory in a world sampled for ``seat``: the events as it saw them, its own notes,
@@ -142,7 +142,6 @@ class _Memory:
         c.cursors = [(len(c.events), len(c.notes)) if s == seat else (0, 0) for s in range(n)]
         c.chains = [self.chains[s] if s == seat else (0, b"") for s in range(n)]
         c.knows = [self.knows[seat] if s == seat else _known(world, s) for s in range(n)]
-        c.knowing = True
 
     # -- notes ----------------------------------------------------------------------
     def observe(self, g: Game, events: list[Event]) -> None:
@@ -156,15 +155,8 @@ class _Memory:
             _, _, _, searching, _, ability = g.view_counts(seat)
             num = float(self.cfg.ability_num.get(ability.name, 0)) if ability is not None else 0.0
             self.notes.append((len(self.events), seat, _note("searched", 0, num, searching)))
-        if not events:
+        if not events or not self._may_know(events):
             return
-        if not self.knowing:  # nothing known: only a look, a steal or a take can change that
-            for e in events:
-                if e.kind in _GIVING:
-                    break
-            else:
-                return
-        knowing = False
         knows = self.knows
         notes = self.notes
         at = len(self.events)
@@ -178,9 +170,30 @@ class _Memory:
                     if row != before[8 * k:8 * k + 8]:
                         notes.append((at, seat, _note("known", k + 1, 0.0, list(row))))
                 knows[seat] = known
-            if any(known):
-                knowing = True
-        self.knowing = knowing
+
+    def _may_know(self, events: list[Event]) -> bool:
+        """Whether ``events`` may have changed what some seat knows of another's hand: a look, a
+        steal, a take (or a kind not known here) may; cards leaving a hand (paid, discarded,
+        melded) only if some other seat knew a card of their suits there; a draw, a turn, a pass,
+        CT or a shuffle never do (a card drawn from the deck is known to no other seat)."""
+        knows = self.knows
+        n = self.cfg.n
+        for e in events:
+            kind = e.kind
+            if kind in _STILL:
+                continue
+            x = e.player
+            if kind not in _LEAVING or x is None:
+                return True
+            for q in range(n):
+                row = knows[q]
+                if q == x or not row:
+                    continue
+                base = 8 * ((x - q) % n)
+                for c in e.cards:
+                    if row[base + SUIT_OF[c]]:
+                        return True
+        return False
 
     # -- records --------------------------------------------------------------------
     def seat_records(self, seat: int) -> list[tuple[float, ...]]:

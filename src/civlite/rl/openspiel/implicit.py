@@ -44,8 +44,8 @@ def _restore(game: str, data: str) -> ImplicitState:
 class _ImplicitCore(_Memory):
     """What an implicit-chance state holds: the live game (never None) and its memory."""
 
-    __slots__ = ("game",)
-    FIELDS = MEMORY_SLOTS + __slots__
+    __slots__ = ("game", "legal")
+    FIELDS = (*MEMORY_SLOTS, "game")
 
     game: Game
 
@@ -54,10 +54,22 @@ class _ImplicitCore(_Memory):
         g = Game(cfg.n, seed=seed, rules=cfg.rules)
         self.game = g
         self.hands0 = [h[:] for h in g.hands]  # each seat's hand as dealt (seat 0's with its first Rise)
+        self.legal: tuple[int, list[int]] | None = None  # the legal ids last given, with their decision
+
+    def legal_ids(self) -> list[int]:
+        g = self.game
+        ids = g.legal_ids()
+        self.legal = (g.decision_number, ids)
+        return ids[:]
 
     def apply(self, aid: int) -> None:
         g = self.game
-        events = g.apply_id(aid)  # an illegal action raises before anything changes
+        legal = self.legal
+        # an action among the legal ids just given needs no second check; any other is checked
+        # (an illegal one raises before anything changes)
+        vouched = legal is not None and legal[0] == g.decision_number and aid in legal[1]
+        events = g.apply_id(aid, check=not vouched)
+        self.legal = None
         if events:
             self.events += events
         self.observe(g, events)
@@ -66,6 +78,7 @@ class _ImplicitCore(_Memory):
         c = _ImplicitCore.__new__(_ImplicitCore)
         self._copy_memory(c)
         c.game = self.game.clone()  # the random source's state too (copied when either draws)
+        c.legal = None
         return c
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _ImplicitCore:
@@ -80,6 +93,7 @@ class _ImplicitCore(_Memory):
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             setattr(self, k, v)
+        self.legal = None
 
     # -- what the observer asks (as of the explicit game's core) ----------------------
     def view_game(self) -> Game:
@@ -121,12 +135,13 @@ class ImplicitState(pyspiel.State):  # type: ignore[misc]
         return g.legal_ids()
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        g = self.core.game
+        c = self.core
+        g = c.game
         if player is not None and player != g.to_move:
             return list(pyspiel.State.legal_actions(self, player))  # rare: pyspiel's own answer (or error)
         if g.over:
             return []
-        return g.legal_ids()
+        return c.legal_ids()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return []
@@ -164,6 +179,7 @@ class ImplicitState(pyspiel.State):  # type: ignore[misc]
         core = _ImplicitCore.__new__(_ImplicitCore)
         c._resampled_memory(core, player_id, world)
         core.game = world
+        core.legal = None
         return ImplicitState(self.get_game(), core)
 
     def __str__(self) -> str:
