@@ -27,7 +27,7 @@ export function rememberSeat(table, token, seat, name) {
 // ---------------------------------------------------------------- lobby
 const lobbyState = {
   n: 2, seats: [], rules: "default", victory: null, clock: "", name: "", error: "", created: null, open: null, waiting: null,
-  rated: false, playersChat: false, takeError: "", joinName: "",
+  rated: false, practice: false, seed: "", playersChat: false, takeError: "", joinName: "",
 };
 
 function seatDefaults(i) { return { kind: i === 0 ? "human" : "bot:medium", name: "" }; }
@@ -52,8 +52,10 @@ function Lobby() {
       name: L.name.trim(),
       seats: seats.map((s, i) => (s.kind === "human" ? { kind: "human", name: s.name.trim() || null, ...(i === 0 && prof ? { profile: prof.key } : {}) }
         : s.kind === "open" ? { kind: "open" } : { kind: "bot", bot: s.kind.slice(4), name: s.name.trim() || null })),
-      rules: L.rules, victory_ct: +victory || null, clock: L.clock ? +L.clock : null,
+      // a rated table plays the rated rule set as it is (the server refuses any other target)
+      rules: L.rated ? ratedRules() : L.rules, victory_ct: L.rated ? null : +victory || null, clock: L.clock ? +L.clock : null,
       rated: L.rated, chat: L.playersChat ? "players" : "all",
+      ...(L.practice && !L.rated ? { practice: true, ...(/^\d+$/.test(L.seed.trim()) ? { seed: +L.seed.trim() } : {}) } : {}),
     };
     try {
       L.created = await api("/api/tables", body);
@@ -94,10 +96,11 @@ function Lobby() {
             <select id="nseats" value=${L.n} onChange=${(e) => { L.n = +e.target.value; draw(); }}>
               ${[2, 3, 4, 5, 6, 7, 8].map((n) => html`<option value=${n}>${n}</option>`)}</select></div>
           <div class="field"><label for="rules">Rules</label>
-            <select id="rules" value=${L.rules} onChange=${(e) => { L.rules = e.target.value; L.victory = null; draw(); }}>
+            <select id="rules" value=${L.rated ? ratedRules() : L.rules} disabled=${L.rated} aria-describedby=${L.rated ? "rated-note" : null} onChange=${(e) => { L.rules = e.target.value; L.victory = null; draw(); }}>
               ${Object.entries(rs).map(([k, r]) => html`<option value=${k}>${k} (first to ${r.victory_ct} CT)</option>`)}</select></div>
           <div class="field"><label for="victory">Victory target (CT)</label>
-            <input id="victory" type="number" min="1" max="200" value=${victory} onInput=${(e) => { L.victory = e.target.value; }} /></div>
+            <input id="victory" type="number" min="1" max="200" value=${L.rated ? rs[ratedRules()]?.victory_ct ?? victory : victory}
+              disabled=${L.rated} aria-describedby=${L.rated ? "rated-note" : null} onInput=${(e) => { L.victory = e.target.value; }} /></div>
           <div class="field"><label for="clock">Turn clock</label>
             <select id="clock" value=${L.clock} onChange=${set("clock")}>
               <option value="">none</option><option value="30">30 s</option><option value="60">1 min</option>
@@ -120,8 +123,18 @@ function Lobby() {
           </div>`)}
         </fieldset>
         <div class="checks">
-          <label><input type="checkbox" id="rated" checked=${L.rated} onChange=${(e) => { L.rated = e.target.checked; draw(); }} />
+          <label><input type="checkbox" id="rated" checked=${L.rated} data-testid="rated"
+            onChange=${(e) => { L.rated = e.target.checked; if (L.rated) L.practice = false; draw(); }} />
             Rated${prof ? "" : " (every player needs a profile)"}</label>
+          ${L.rated ? html`<p id="rated-note" class="muted" data-testid="rated-note">A rated table plays the ${ratedRules()} rules as they are
+            (first to ${rs[ratedRules()]?.victory_ct ?? "?"} CT), deals from a secret seed and gives no hints.</p>` : ""}
+          <div class="practicebox"><label><input type="checkbox" id="practice" checked=${L.practice && !L.rated} disabled=${L.rated}
+              data-testid="practice-check" aria-describedby="practice-note" onChange=${(e) => { L.practice = e.target.checked; draw(); }} />
+            Practice table (unrated)</label>
+            <p id="practice-note" class="muted">${L.rated ? "A rated table cannot be a practice table." : "Hints are offered at every decision, and the deal's seed is shown to every player, so anyone may know the cards: never rated."}</p>
+            ${L.practice && !L.rated ? html`<div class="field"><label for="seed">Seed (optional: the same seed deals the same game)</label>
+              <input id="seed" inputmode="numeric" pattern="[0-9]*" maxlength="18" data-testid="seed" value=${L.seed}
+                placeholder="chosen at random" onInput=${(e) => { L.seed = e.target.value; }} /></div>` : ""}</div>
           <label><input type="checkbox" id="players-chat" checked=${L.playersChat} onChange=${(e) => { L.playersChat = e.target.checked; }} />
             Chat: players only (spectators talk among themselves)</label>
         </div>
@@ -141,7 +154,7 @@ function Lobby() {
         : L.waiting.length ? L.waiting.map((t) => {
           const open = t.seats.filter((x) => x.kind === "open").length;
           return html`<li key=${t.id} data-table=${t.id}><span><b><${Name} name=${t.name} /></b>
-          <span class="muted"> ${open} of ${t.seats.length} seats open${t.rated ? " · rated" : ""} · first to ${t.rules.victory_ct} CT
+          <span class="muted"> ${open} of ${t.seats.length} seats open · first to ${t.rules.victory_ct} CT</span> <${Tags} t=${t} /><span class="muted">
             ${t.seats.filter((x) => x.kind !== "open").length ? html` · with ${t.seats.filter((x) => x.kind !== "open").map((x, k) => html`${k ? ", " : ""}<${Name} name=${x.name} />`)}` : ""}
             ${t.abandoned ? html` · <span class="badge">abandoned</span>` : ""}</span></span>
           <button type="button" class="primary" data-testid="take-seat" onClick=${() => take(t)}>Take a seat</button></li>`;
@@ -150,10 +163,19 @@ function Lobby() {
     <section class="panel" aria-labelledby="open-h"><h2 id="open-h">Being played</h2>
       <ul class="tablelist" data-testid="open-tables">${L.open === null ? html`<li class="muted">loading…</li>`
         : L.open.length ? L.open.map((t) => html`<li key=${t.id}><span><b><${Name} name=${t.name} /></b>
-          <span class="muted"> ${t.seats.length} seats · turn ${t.turn} · first to ${t.rules.victory_ct} CT${t.rated ? " · rated" : ""}</span>
+          <span class="muted"> ${t.seats.length} seats · turn ${t.turn} · first to ${t.rules.victory_ct} CT</span> <${Tags} t=${t} />
           ${t.abandoned ? html` <span class="badge" title="nobody has played here for a while">abandoned</span>` : ""}</span>
           <a href=${`/t/${t.id}`} onClick=${nav}>watch</a></li>`) : html`<li class="muted">No table is being played.</li>`}</ul></section>
   </div>`;
+}
+
+/** The rule set rated tables play (named by the server; "default" when it does not say). */
+const ratedRules = () => META.rated_rules || (META.rulesets.default ? "default" : Object.keys(META.rulesets)[0]);
+
+/** A table's kind in the lobby's lists: rated, or practice (its seed public, hints offered). */
+function Tags({ t }) {
+  return html`${t.rated ? html`<span class="badge rated" data-testid="tag-rated">rated</span>` : ""}${t.practice
+    ? html`<span class="badge practice" data-testid="tag-practice" title=${`unrated; seed ${t.seed}`}>practice</span>` : ""}`;
 }
 
 function Created({ t }) {
@@ -166,6 +188,7 @@ function Created({ t }) {
   };
   return html`<section class="panel" aria-labelledby="created-h" data-testid="created">
     <h2 id="created-h" tabindex="-1">Table “<${Name} name=${t.name} />” is ready</h2>
+    ${t.practice ? html`<p class="practicebox" data-testid="created-practice"><b>Practice table</b> (unrated, hints offered) · seed <span data-testid="created-seed">${t.seed}</span></p>` : ""}
     <p class="muted">Send each player their own link: it holds their seat.${t.host ? " Open seats are listed in the lobby: anyone may take one. The game starts when they are all taken, or when you start it from the table." : ""}</p>
     ${t.seats.map((s) => s.invite ? html`<div class="link" key=${s.seat}>
       <label for=${`invite-${s.seat}`}>Seat ${s.seat + 1}: <${Name} name=${s.name} /></label>

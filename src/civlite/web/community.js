@@ -30,9 +30,12 @@ export function ProfilePage({ redraw }) {
       const made = await api("/api/profiles", { name: page.newName.trim() });
       keepProfile(made); page.me = made; page.error = "";
       await loadMutes(true); // this device's mutes now follow the profile
-    } catch (err) { page.error = err.message; }
+    } catch (err) {
+      page.error = err.code === "name_taken" ? `The name “${clean(page.newName.trim())}” is taken by another player: choose another. (${err.message})` : err.message;
+      page.nameTaken = err.code === "name_taken";
+    }
     redraw();
-    document.getElementById("profile-h")?.focus();
+    document.getElementById(page.nameTaken ? "profile-name" : "profile-h")?.focus();
   };
   const rekey = async () => {
     try {
@@ -47,6 +50,7 @@ export function ProfilePage({ redraw }) {
     <${SignedOutNotice} />
     ${p && page.me ? html`<section class="panel" aria-labelledby="me-h">
         <h2 id="me-h"><${Name} name=${page.me.name} /></h2>
+        <p class="muted">Your name was chosen when the profile was made and cannot be changed (a new name needs a new profile).</p>
         <p>Rating <b data-testid="my-rating">${fmt(page.me.rating)}</b> · ${page.me.games} rated ${page.me.games === 1 ? "game" : "games"}
           · <a href=${`/p/${page.me.id}`} data-nav>your public page</a></p>
         <div class="field"><label for="restore-link">Restore link: open it on another device to use this profile there. Keep it secret.</label>
@@ -61,10 +65,13 @@ export function ProfilePage({ redraw }) {
         <h2 id="new-profile-h">Make a profile</h2>
         <p class="muted">A profile is a name and a secret key kept by this browser: no password, no e-mail. Rated tables need one.</p>
         <form onSubmit=${create}><div class="field"><label for="profile-name">Name</label>
-          <input id="profile-name" maxlength="40" required value=${page.newName} onInput=${(e) => { page.newName = e.target.value; }} /></div>
+          <input id="profile-name" maxlength="40" required value=${page.newName} aria-describedby="name-note profile-error"
+            aria-invalid=${page.nameTaken ? "true" : null} data-testid="profile-name"
+            onInput=${(e) => { page.newName = e.target.value; if (page.nameTaken) { page.nameTaken = false; page.error = ""; redraw(); } }} />
+          <span id="name-note" class="muted">Chosen once: it cannot be changed later, and no two players share a name.</span></div>
           <button type="submit" class="primary" data-testid="make-profile">Make my profile</button></form>
       </section>`}
-    <p class="error" role="alert" data-testid="profile-error">${page.error}</p>
+    <p id="profile-error" class="error" role="alert" data-testid="profile-error">${page.error}</p>
     <p><a href="/leaderboard" data-nav>Leaderboard</a> · <a href="/" data-nav>Lobby</a></p>
   </div>`;
 }

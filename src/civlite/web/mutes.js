@@ -26,15 +26,16 @@ export function setHideSpectators(on) { localStorage.setItem(HIDE_SPECTATORS, on
 
 const spectators = (tableId) => `t:${tableId}:w`;
 
-/** The mutes that hide a line of ``seat`` (null: a spectator) at a table. */
-function targetsOf(tableId, seats, seat) {
-  if (seat === null) return [spectators(tableId)];
+/** The mutes that hide a line of ``seat`` (null: a spectator, said under ``profile``, if any) at a table. */
+function targetsOf(tableId, seats, seat, profile = null) {
+  if (seat === null) return [spectators(tableId), ...(profile ? [`p:${profile}`] : [])];
   const p = seats[seat]?.profile;
   return [`t:${tableId}:${seat}`, ...(p ? [`p:${p}`] : [])];
 }
 
-/** Whether this player muted ``seat`` (null: the spectators) at this table. */
-export const isMuted = (tableId, seats, seat) => targetsOf(tableId, seats, seat).some((t) => mutes.set.has(t));
+/** Whether this player muted ``seat`` (null: the spectators) at this table; a spectator's line
+ *  said under a profile (``profile``) is hidden too when that profile is muted (or blocked). */
+export const isMuted = (tableId, seats, seat, profile = null) => targetsOf(tableId, seats, seat, profile).some((t) => mutes.set.has(t));
 
 /** Mutes kept by an earlier version, per table and device: moved into the list once. */
 export function adoptOld(tableId) {

@@ -16,6 +16,8 @@ const KIND_WORDS = {
   foundations: "taking from the discard pile (Foundations)", culture_discard: "discarding (Culture)",
   wisdom_discard: "discarding (Wisdom)", setback_discard: "discarding (Setback)", fall_discard: "discarding down to the hand limit",
 };
+// the refusals of a concession or a vote (they carry no move id)
+const LEAVE_ERRORS = new Set(["not_stalled", "not_playing", "spectator", "stale", "unavailable", "no_hello"]);
 const PLAIN_ERRORS = {
   stale: "That move was already made (or is late): the table has moved on.",
   conflict: "Another move was made first: the table has been refreshed.",
@@ -43,6 +45,12 @@ function chime() {
     });
   } catch (e) { /* no sound on this device */ }
 }
+
+/** This browser's profile ({id, name, key}) or null. */
+function myProfileHere() {
+  try { const p = JSON.parse(localStorage.getItem("civlite.profile") || "null"); return p && p.key ? p : null; } catch (e) { return null; }
+}
+const myKey = () => myProfileHere()?.key || null;
 
 const byHand = (a, b) => suitOf(a) - suitOf(b) || a.localeCompare(b);
 
@@ -149,6 +157,7 @@ export class TableConn {
     switch (m.type) {
       case "welcome": {
         const wasMine = this.state ? this.mine() : true; // a first welcome tells nothing: the player is looking
+        const endedBefore = !!(this.table && this.table.ended);
         this.chat = m.chat || [];
         this.seat = m.seat; this.table = m.table; this.state = m.state; this.seq = m.seq;
         this.log = m.log; this.clock = m.clock; this.final = m.final ?? null;
@@ -165,6 +174,7 @@ export class TableConn {
         for (const msg of this.outbox.values()) this.send(msg); // resend what was never acknowledged
         this.busy = this.outbox.size > 0;
         if (this.wantReplay && m.state.over) { this.wantReplay = false; this.openReplay(m.seat); }
+        if (m.table.ended && this.table && !endedBefore && this.state) { this.leaving = null; this.focusNext = "#ended-h"; }
         break;
       }
       case "update": {
@@ -197,6 +207,9 @@ export class TableConn {
         if (m.id) this.outbox.delete(m.id);
         this.busy = this.outbox.size > 0;
         if (m.code && m.code.startsWith("chat_")) { this.chatError = m.message; break; }
+        if (!m.id && this.leaving && LEAVE_ERRORS.has(m.code)) { // a refused concession or vote: said beside its button
+          this.leaveError = m.message; this.leaving = null; this.say(m.message); break;
+        }
         if (!m.id) this.wantRematch = false; // a refused rematch (its button comes back)
         if (m.code === "stale" && this.autoIds.has(m.id)) return; // an automatic pass made twice: nothing to tell
         if (m.code === "revoked" && (this.reissuing || (ws.helloToken && ws.helloToken !== this.token))) {
@@ -219,6 +232,7 @@ export class TableConn {
         if ("clock" in m) this.clock = m.clock;
         break;
       case "notice":
+        if (m.kind === "left" || m.kind === "vote" || m.kind === "closed") { this.leaving = null; this.leaveError = ""; }
         this.notices.push(m.text);
         this.say(m.text);
         break;
@@ -274,7 +288,8 @@ export class TableConn {
 
   /** This seat has a decision to make now (never while the table waits for its players). */
   mine() {
-    return !!(this.choices && this.choices.kind && this.seat !== null && !this.state?.over && this.table?.status !== "waiting");
+    return !!(this.choices && this.choices.kind && this.seat !== null && !this.state?.over && this.table?.status !== "waiting"
+      && this.table?.status !== "closed");
   }
 
   /** It has just become this seat's turn: a chime and a notification, if the player turned them on. */
@@ -294,11 +309,18 @@ export class TableConn {
     this.chatError = "";
     this.chatToEnd = true; // the sender sees the chat's end, their line coming in
     const msg = { v: PROTOCOL, type: "chat", text: t };
-    if (this.seat === null) { // a spectator speaks under its profile's name, if it has one
-      try { msg.name = JSON.parse(localStorage.getItem("civlite.profile") || "null")?.name || null; } catch (e) { msg.name = null; }
+    if (this.seat === null) { // a spectator speaks under its profile's handle (its key proves it), or as "Spectator"
+      const key = myKey();
+      if (key) msg.profile = key;
     }
     this.send(msg);
   }
+
+  /** Give up this seat: a bot plays on in it (with one seat left in play the game ends). */
+  concede() { this.leaving = "concede"; this.leaveError = ""; this.send({ v: PROTOCOL, type: "concede" }); this.draw(); }
+
+  /** Vote to end a game stalled by a player who is away (the server says when it is not stalled). */
+  voteEnd() { this.leaving = "vote"; this.leaveError = ""; this.send({ v: PROTOCOL, type: "vote_end" }); this.draw(); }
 
   /** Mute or unmute ``seat`` (null: the spectators): see mutes.js. */
   toggleMute(seat) { return toggleMute(this.id, this.table.seats, seat, () => this.draw()); }
@@ -389,16 +411,83 @@ export function TableScreen({ conn }) {
     <div class="middle">
       <div class="centre">
         ${conn.notices.map((n, i) => html`<p class="notice" data-testid="notice" key=${i}>${n}</p>`)}
-        ${st.over ? html`<${EndScreen} conn=${conn} v=${v} />` : html`<${Board} v=${v} conn=${conn} />`}
+        ${st.over ? html`<${EndScreen} conn=${conn} v=${v} />` : conn.table.ended ? html`<${EndedEarly} conn=${conn} v=${v} />`
+          : html`<${Board} v=${v} conn=${conn} />`}
       </div>
       <div class="side"><${Log} v=${v} /><${ChatBox} conn=${conn} /></div>
     </div>
-    ${conn.table.status === "closed" ? html`<p class="notice" data-testid="closed">This table was closed: nobody had played here for too long.</p>` : ""}
+    ${conn.table.status === "closed" && !conn.table.ended ? html`<p class="notice" data-testid="closed">This table was closed: nobody had played here for too long.</p>` : ""}
     ${conn.seat === null ? html`<section class="me spectator" aria-label="Watching">
         <p>You are watching: only public facts are shown. ${pend ? html`<${Waiting} v=${v} />` : ""}</p></section>`
       : html`<${MyArea} conn=${conn} v=${v} mine=${mine} />`}
     <div class="sr-only" aria-live="polite" role="status" data-testid="live">${conn.live}</div>
     <${RulesDialog} rules=${conn.table.rules} />
+    ${conn.seat !== null ? html`<${ConcedeDialog} conn=${conn} v=${v} />` : ""}
+    <${LineDialog} conn=${conn} />
+  </div>`;
+}
+
+const leftSeats = (t) => t.left || [];
+/** This seat may still concede: its player is in the game, which is being played. */
+const canConcede = (conn) => conn.seat !== null && conn.table.status === "playing" && !conn.state?.over
+  && !leftSeats(conn.table).includes(conn.seat);
+
+/** A game that ended before anyone reached the target: conceded, voted to an end, or abandoned. */
+function EndedEarly({ conn, v }) {
+  const t = conn.table;
+  const left = leftSeats(t);
+  const rest = v.seats.map((_, i) => i).filter((i) => !left.includes(i));
+  const winner = t.ended === "conceded" && rest.length === 1 ? rest[0] : null;
+  const gone = left.map((i) => v.name(i));
+  return html`<section class="endscreen" aria-labelledby="ended-h" data-testid="ended">
+    <h2 id="ended-h" tabindex="-1">${winner === null ? "The game was ended early"
+      : winner === v.me ? html`You win: ${gone.map((g, i) => html`${i ? ", " : ""}<${Name} name=${g} />`)} conceded`
+        : html`<${Name} name=${v.name(winner)} /> wins: ${gone.map((g, i) => html`${i ? ", " : ""}<${Name} name=${g} you=${left[i] === v.me} />`)} conceded`}</h2>
+    <p data-testid="ended-why">${t.ended === "conceded" ? html`Conceded: ${list(gone)}.`
+      : "The players voted to end it, or nobody had played here for too long."}
+      ${t.rated ? " This game was rated: the players who left or stalled count as its losers." : " This game was not rated."}</p>
+    <div class="row"><a href=${`/api/tables/${conn.id}/record`} download=${`civlite-${conn.id}.json`}>Download the record</a>
+      <a href="/" class="button">Lobby</a></div>
+  </section>`;
+}
+
+/** "Concede?": what happens when this player gives up, said before it is done. */
+function ConcedeDialog({ conn, v }) {
+  const t = conn.table;
+  const left = leftSeats(t);
+  const others = v.seats.map((_, i) => i).filter((i) => i !== conn.seat && !left.includes(i));
+  const close = (e) => e.currentTarget.closest("dialog").close();
+  return html`<dialog id="concede-dialog" aria-labelledby="concede-h" aria-describedby="concede-what" data-testid="concede-dialog">
+    <h2 id="concede-h">Concede this game?</h2>
+    <ul id="concede-what">
+      ${others.length <= 1 ? html`<li>The game ends now${others.length ? html`: <${Name} name=${v.name(others[0])} /> wins` : ""}.</li>`
+        : html`<li>A bot plays on in your seat (marked “left — bot playing”); the others play on.</li>`}
+      <li>${t.rated ? "This game is rated: it counts as a loss for you." : "This game is not rated: no rating changes."}</li>
+      <li>You stay at the table as a spectator. A concession cannot be taken back.</li>
+    </ul>
+    <div class="row">
+      <button type="button" class="primary" data-testid="concede-confirm" onClick=${(e) => { close(e); conn.concede(); }}>Concede</button>
+      <button type="button" data-testid="concede-cancel" autofocus onClick=${close}>Keep playing</button></div>
+  </dialog>`;
+}
+
+/** The player of the decision at hand is away: the others may vote to end the game (the
+ *  server tells when it is too early). */
+function VoteEnd({ conn, v }) {
+  const t = conn.table;
+  const p = v.st.pending;
+  const ps = p ? v.seats[p.player] : null;
+  const votes = t.votes || [];
+  if (!canConcede(conn) || !p || p.player === conn.seat || !ps || ps.kind !== "human" || ps.connected) {
+    return votes.length ? html`<p class="muted" data-testid="votes">Voted to end the game: ${list(votes.map((s) => v.name(s)))}.</p>` : "";
+  }
+  const voted = votes.includes(conn.seat);
+  return html`<div class="vote" data-testid="vote">
+    <p><${Name} name=${v.name(p.player)} /> is away. ${voted ? "You voted to end the game; the other players may vote too."
+      : "If they have stopped playing, the players may vote to end the game (the one who stalls loses it)."}</p>
+    ${votes.length ? html`<p class="muted" data-testid="votes">Voted so far: ${list(votes.map((s) => v.name(s)))}.</p>` : ""}
+    ${voted ? "" : html`<div class="row"><button type="button" data-testid="vote-end" aria-disabled=${conn.leaving ? "true" : null}
+      onClick=${() => { if (!conn.leaving) conn.voteEnd(); }}>Vote to end the game</button></div>`}
   </div>`;
 }
 
@@ -435,6 +524,9 @@ function TopBar({ conn, v }) {
           Hide spectators' chat at every table</label>` : ""}
         ${conn.seat !== null && conn.token ? html`<p><button type="button" data-testid="new-invite" onClick=${() => conn.reissue()}>
           New invite link for my seat</button><br /><span class="muted">The old link stops working (if it was shared by mistake).</span></p>` : ""}
+        ${canConcede(conn) ? html`<p><button type="button" data-testid="concede-open"
+          onClick=${() => document.getElementById("concede-dialog")?.showModal()}>Concede the game…</button>
+          <br /><span class="muted">It asks first, and says what happens.</span></p>` : ""}
         ${conn.newInvite ? html`<p><label>Your new link <input readonly data-testid="new-invite-link" value=${conn.newInvite}
           onFocus=${(e) => e.target.select()} /></label></p>` : ""}</div></details>
     <button type="button" data-testid="rules-open" onClick=${() => document.getElementById("rules-dialog")?.showModal()}>Rules</button>
@@ -482,6 +574,7 @@ function WaitingRoom({ conn }) {
     </section>
     <${ChatBox} conn=${conn} />
     <div class="sr-only" aria-live="polite" role="status" data-testid="live">${conn.live}</div>
+    <${LineDialog} conn=${conn} />
   </div>`;
 }
 
@@ -500,7 +593,8 @@ function ChatBox({ conn }) {
   const onScroll = (e) => { const l = e.currentTarget; atEnd.current = l.scrollTop + l.clientHeight >= l.scrollHeight - 8; };
   const seats = conn.table.seats;
   const hideW = conn.seat !== null && hideSpectators(); // a player's setting, for every table
-  const shown = conn.chat.filter((l) => !(l.seat === null && hideW) && !isMuted(conn.id, seats, l.seat));
+  const shown = conn.chat.filter((l) => !(l.seat === null && hideW) && !isMuted(conn.id, seats, l.seat, l.profile));
+  const me = myProfileHere();
   const hidden = conn.chat.length - shown.length;
   const others = seats.filter((s) => s.kind === "human" && s.seat !== conn.seat);
   const submit = (e) => {
@@ -512,7 +606,10 @@ function ChatBox({ conn }) {
   return html`<section class="chat" aria-labelledby="chat-h" data-testid="chat">
     <h2 id="chat-h">Chat${conn.table.chat === "players" ? html` <span class="muted">(players only: spectators talk among themselves)</span>` : ""}</h2>
     <ol class="chatlog" data-testid="chat-log" ref=${logRef} onScroll=${onScroll} tabindex="0" aria-live="polite" aria-relevant="additions" aria-label="chat messages">${shown.slice(-100).map((l) => html`<li key=${l.n}
-        data-seat=${l.seat === null ? "" : l.seat}><b><${Name} name=${l.name} you=${l.seat !== null && l.seat === conn.seat} /></b>${l.seat === null ? html`<span class="muted"> (watching)</span>` : ""}${": "}<span class="chat-text">${l.text}</span></li>`)}</ol>
+        data-seat=${l.seat === null ? "" : l.seat}><b><${Name} name=${l.name} you=${l.seat !== null && l.seat === conn.seat} /></b>${l.seat === null ? html`<span class="muted"> (watching)</span>` : ""}${": "}<span class="chat-text">${l.text}</span>${lineProfile(l, seats) && me && lineProfile(l, seats) !== me.id
+          ? html` <button type="button" class="linkish lineact" data-testid="line-menu" aria-haspopup="dialog"
+            aria-label=${`Report or block ${clean(l.name)} (this line: ${clean(l.text).slice(0, 40)})`}
+            onClick=${() => openLine(conn, l)}>⋯</button>` : ""}</li>`)}</ol>
     ${hidden ? html`<p class="muted" data-testid="chat-hidden">${plural(hidden, "line")} from muted players hidden${hideW ? " (spectators' too: see Settings)" : ""}.</p>` : ""}
     <form class="chatform" onSubmit=${submit}>
       <label class="sr-only" for="chat-in">Message</label>
@@ -529,9 +626,68 @@ function ChatBox({ conn }) {
   </section>`;
 }
 
+/** The profile a chat line was said under (a player's is its seat's), or null. */
+const lineProfile = (l, seats) => (l.seat === null ? l.profile || null : seats[l.seat]?.profile || null);
+
+function openLine(conn, line) {
+  conn.lineMenu = { line, profile: lineProfile(line, conn.table.seats), mode: "menu", reason: "", error: "", done: "" };
+  conn.draw();
+  document.getElementById("line-dialog")?.showModal();
+}
+
+/** Report a chat line to the server's operator, or block the profile that said it (its chat
+ *  hidden wherever this profile reads, and never seated together again). */
+function LineDialog({ conn }) {
+  const m = conn.lineMenu;
+  const close = () => { document.getElementById("line-dialog")?.close(); };
+  const redraw = () => conn.draw();
+  const act = async (what) => {
+    const me = myProfileHere();
+    if (!me) { m.error = "You need a profile to report or block."; redraw(); return; }
+    m.error = ""; m.busy = true; redraw();
+    try {
+      if (what === "report") {
+        const r = await api("/api/reports", { key: me.key, line: m.line.n, reason: m.reason.trim() });
+        m.done = r.new === false ? "You had already reported this line." : "Reported: the server's operator will read it.";
+      } else {
+        await api("/api/profiles/me/blocks", { key: me.key, block: [m.profile] });
+        await loadMutes(); // the block mutes them too: their lines go from this chat
+        m.done = `Blocked: ${clean(m.line.name)}'s chat is hidden, and you will not be seated together.`;
+      }
+      conn.say(m.done);
+    } catch (e) { m.error = e.message; }
+    m.busy = false; redraw();
+    document.getElementById(m.error ? "line-error" : "line-done")?.focus();
+  };
+  const body = !m ? "" : m.done ? html`<p id="line-done" tabindex="-1" role="status" data-testid="line-done">${m.done}</p>
+      <div class="row"><button type="button" data-testid="line-close" onClick=${close}>Close</button></div>`
+    : m.mode === "report" ? html`<form onSubmit=${(e) => { e.preventDefault(); act("report"); }}>
+        <div class="field"><label for="report-reason">Why report it? (optional, for the operator)</label>
+          <textarea id="report-reason" data-testid="report-reason" maxlength="200" rows="3" value=${m.reason}
+            onInput=${(e) => { m.reason = e.target.value; }}></textarea></div>
+        <div class="row"><button type="submit" class="primary" data-testid="report-send" aria-disabled=${m.busy ? "true" : null}>Send the report</button>
+          <button type="button" onClick=${close}>Cancel</button></div></form>`
+    : m.mode === "block" ? html`<p id="block-what">Block <${Name} name=${m.line.name} />? Their chat is hidden wherever you read,
+        at every table, and you are never seated at a table with them.</p>
+        <div class="row"><button type="button" class="primary" data-testid="block-confirm" aria-describedby="block-what"
+            aria-disabled=${m.busy ? "true" : null} onClick=${() => { if (!m.busy) act("block"); }}>Block</button>
+          <button type="button" onClick=${close}>Cancel</button></div>`
+    : html`<div class="row">
+        <button type="button" data-testid="report-open" onClick=${() => { m.mode = "report"; redraw(); document.getElementById("report-reason")?.focus(); }}>Report this line…</button>
+        <button type="button" data-testid="block-open" onClick=${() => { m.mode = "block"; redraw(); document.querySelector("[data-testid=block-confirm]")?.focus(); }}>Block <${Name} name=${m.line.name} />…</button>
+        <button type="button" onClick=${close}>Cancel</button></div>`;
+  return html`<dialog id="line-dialog" aria-labelledby="line-h" data-testid="line-dialog" onClose=${() => { conn.lineMenu = null; conn.draw(); }}>
+    <h2 id="line-h">${m ? html`A line from <${Name} name=${m.line.name} />` : "A chat line"}</h2>
+    ${m ? html`<blockquote class="quoted"><span class="chat-text">${m.line.text}</span></blockquote>` : ""}
+    ${body}
+    ${m && m.error ? html`<p id="line-error" class="error" role="alert" tabindex="-1" data-testid="line-error">${m.error}</p>` : ""}
+  </dialog>`;
+}
+
 function seatBadge(s, v) {
   const seat = v.seats[s];
   if (!seat) return "";
+  if (leftSeats(v.table).includes(s)) return "left — bot playing";
   return seat.kind === "bot" ? `bot · ${seat.bot}` : seat.connected ? "online" : "offline";
 }
 
@@ -541,7 +697,7 @@ function Opponents({ v, conn }) {
   // it scrolls sideways when the players do not fit: focusable, so a keyboard can scroll it too
   return html`<section class="opponents" tabindex="0" aria-label=${v.me === null ? "Players" : "Opponents"}>
     ${st.players.map((p) => {
-      const active = pend && pend.player === p.seat;
+      const active = pend && pend.player === p.seat && !v.table.ended;
       const flash = conn && conn.flash.has(p.seat);
       const d = conn ? conn.delta.get(p.seat) : 0;
       const last = conn ? conn.lastMove.get(p.seat) : null;
@@ -633,8 +789,11 @@ function MyArea({ conn, v, mine }) {
     </div>
     <div class="actions" data-testid="decision" data-kind=${mine ? c.kind : ""} data-count=${c?.discard?.count || 0}>
       ${mine ? html`<${HintButton} conn=${conn} />` : ""}
-      ${st.over ? html`<p>The game is over.</p>` : mine ? html`<${Decision} conn=${conn} v=${v} c=${c} />`
+      ${st.over || conn.table.ended ? html`<p>The game is over.</p>` : mine ? html`<${Decision} conn=${conn} v=${v} c=${c} />`
         : html`<h2 id="decision-h" tabindex="-1" class="dh">Not your turn</h2><p><${Waiting} v=${v} /></p>`}
+      ${st.over || conn.table.ended ? "" : html`<${VoteEnd} conn=${conn} v=${v} />`}
+      ${conn.leaving ? html`<p class="muted" role="status">${conn.leaving === "vote" ? "Sending your vote…" : "Conceding…"}</p>` : ""}
+      ${conn.leaveError ? html`<p class="error" role="alert" data-testid="leave-error">${conn.leaveError}</p>` : ""}
       ${conn.error ? html`<p class="error" role="alert" data-testid="error">${conn.error}</p>` : ""}
     </div>
   </section>`;
