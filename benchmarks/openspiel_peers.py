@@ -38,6 +38,7 @@ import sys
 import time
 from typing import Any
 
+import open_spiel.python.games.kuhn_poker  # noqa: F401  (registers python_kuhn_poker, OpenSpiel's Python game)
 import pyspiel
 from openspiel_speed import Loop, engine_loop, openspiel_loop, pyspiel_loop, run_rounds, write_summary
 
