@@ -118,7 +118,10 @@ def _correct(rows: list[dict[str, Any]], keys: Sequence[str], method: str) -> No
         for r, rej, pa in zip(rows, reject, padj, strict=True):
             r[key]["p_adj"] = pa
             r[key]["significant"] = rej
-            r[key]["ci95_adj"] = list(simultaneous_ci(r[key]["diff"], r[key]["ci95"], len(rows)))
+            lo, hi = simultaneous_ci(r[key]["diff"], r[key]["ci95"], len(rows))
+            if key in ("seat0", "swing"):  # a change of a win rate lies within -1 and +1
+                lo, hi = max(-1.0, lo), min(1.0, hi)
+            r[key]["ci95_adj"] = [lo, hi]
 
 
 def ablate(rules: RuleSet, bots: Sequence[str], players: int, games: int, seed: int = 1, *, mode: str = "off",
