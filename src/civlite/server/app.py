@@ -24,10 +24,12 @@ from .guard import Buckets, Counter, Guard, default_hosts, parse_trusted
 from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS
 from .leaving import STALL_SECONDS
 from .lobby import RATED_RULES, load_rulesets, offered_rulesets
+from .notify import SmtpSettings
 from .protocol import (
     VERSION,
     BlockChange,
     CreateTable,
+    MailOptIn,
     MuteChange,
     NewProfile,
     ProfileKey,
@@ -72,6 +74,12 @@ fetch("/api/reports", {headers: {Authorization: "Bearer " + token}}).then(async 
 </script></body></html>"""
 
 
+#: the page of a mail's confirmation or unsubscribe link (``text``: what happened)
+MAIL_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Civ Lite: mail</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main><h1>Turn mails</h1>
+<p>{text}</p><p><a href="/">Back to the lobby</a></p></main></body></html>"""
+
+
 def _env_number(name: str, default: float) -> float:
     """A number from the environment, or a clear error naming the variable."""
     text = os.environ.get(name)
@@ -102,7 +110,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
                trusted_proxies: list[str] | None = None, abandoned_seconds: float | None = None,
                close_seconds: float | None = None, rulesets: Sequence[RuleSet] | None = None,
                stall_seconds: float | None = None, operator_token: str | None = None,
-               rated_rules: str | None = None) -> FastAPI:
+               rated_rules: str | None = None, smtp: SmtpSettings | None = None) -> FastAPI:
     """The app. Settings default to the environment: CIVLITE_DB, CIVLITE_BOT_DELAY (seconds),
     CIVLITE_RATE_LIMIT (messages a second per connection, default 20; 0 turns it off),
     CIVLITE_BOT_PROCESSES (worker processes for search bots, default one per core; 0: threads),
@@ -119,6 +127,9 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
     out of the game by the others, default 300) and CIVLITE_OPERATOR_TOKEN (the secret that
     opens the operator's list of reported chat lines, ``/operator``; unset: the list is closed)
     and CIVLITE_RATED_RULES (the offered rule set every rated table plays, default ``default``).
+    ``smtp``: the SMTP server of turn mails (default: CIVLITE_SMTP_HOST, CIVLITE_SMTP_PORT,
+    CIVLITE_SMTP_USER, CIVLITE_SMTP_PASSWORD, CIVLITE_SMTP_FROM, CIVLITE_SMTP_STARTTLS,
+    CIVLITE_PUBLIC_URL and CIVLITE_MAIL_DAILY; CIVLITE_SMTP_HOST unset: no mail).
     ``rulesets``: rule sets offered beside the lobby's own, each by its name (default
     CIVLITE_RULES: rule-set TOML files, comma-separated); raises ``ValueError`` naming a file or
     a name that is taken."""
@@ -151,6 +162,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         raise ValueError(f"CIVLITE_RATED_RULES: the rule set {rated!r} is not offered; the rule sets are: "
                          f"{', '.join(offered)}")
 
+    mail = smtp if smtp is not None else SmtpSettings.from_env()
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # an exception no task handled is logged at ERROR with its traceback, however the app is run
@@ -158,7 +171,7 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         store = Store(url)
         manager = Manager(store, bot_delay=delay, listen=listen, rate_limit=rate, bot_processes=procs,
                           idle_seconds=idle, leases=leases, abandoned_seconds=abandoned, close_seconds=close,
-                          rulesets=offered, stall_seconds=stall, rated_rules=rated)
+                          rulesets=offered, stall_seconds=stall, rated_rules=rated, smtp=mail)
         await manager.start()
         app.state.manager = manager
         try:
@@ -279,6 +292,41 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
         """The profile's blocks (``block``, ``unblock``: change them first): a blocked profile is
         never seated at a table with this one, and its chat is hidden from it."""
         return await mgr(request).profiles.blocks(body.key, body.block, body.unblock)
+
+    @app.post("/api/profiles/me/turns")
+    async def my_turns(body: ProfileKey, request: Request) -> list[dict[str, Any]]:
+        """The tables being played where it is the profile's decision now (the key in the body,
+        never in the address)."""
+        m = mgr(request)
+        p = await m.profiles.of_key(body.key)
+        return await m.turn_based.turns(p.id)
+
+    @app.post("/api/profiles/me/mail")
+    async def my_mail(body: MailOptIn, request: Request) -> Any:
+        """The profile's address for turn mails: set (a confirmation mail is sent), removed
+        (``""``) or read; shown to nobody else."""
+        if body.address:
+            refused = limited(request, "mail addresses set")
+            if refused is not None:
+                return refused
+        m = mgr(request)
+        return await m.notifier.opt_in(await m.profiles.of_key(body.key), body.address)
+
+    @app.get("/mail/confirm/{token}", include_in_schema=False)
+    async def mail_confirm(token: str, request: Request) -> HTMLResponse:
+        done = await asyncio.to_thread(mgr(request).notifier.mail.confirm, token[:64])
+        return HTMLResponse(MAIL_PAGE.format(
+            text="Your address is confirmed: you will get a mail when it is your turn at a turn-based table "
+                 "and you are away." if done else "This confirmation link is not valid (used already, or the "
+                 "address was changed since)."), status_code=200 if done else 404)
+
+    @app.api_route("/mail/unsubscribe/{token}", methods=["GET", "POST"], include_in_schema=False)
+    async def mail_unsubscribe(token: str, request: Request) -> HTMLResponse:
+        """One click (or the mail client's one-click POST) stops every turn mail to the address."""
+        done = await asyncio.to_thread(mgr(request).notifier.mail.unsubscribe, token[:64])
+        return HTMLResponse(MAIL_PAGE.format(
+            text="You are unsubscribed: this server will send your address no more mail." if done else
+                 "This address gets no mail from this server (already unsubscribed, or the link is not valid)."))
 
     @app.post("/api/reports", status_code=201)
     async def report(body: Report, request: Request) -> dict[str, Any]:

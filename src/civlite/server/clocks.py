@@ -16,15 +16,19 @@ from .state import Table
 
 
 def clock_runs(t: Table, seat: int) -> bool:
-    """Whether ``seat`` plays against the table's clock now (only once its player has come)."""
-    return bool(t.info.clock) and seat in t.joined
+    """Whether ``seat`` plays against the table's clock now: once its player has come, or at
+    once at a turn-based table (its players play at their own pace, mostly away)."""
+    return bool(t.info.clock) and (seat in t.joined or bool(t.info.options.get("turn_based")))
 
 
 def start_clock(t: Table) -> float:
-    """Set the deadline of the move due now; returns the seconds it allows."""
+    """Set the deadline of the move due now; returns the seconds it allows. A turn-based
+    table's clock (days) counts from its last move, so a restart does not give more time."""
     seconds = float(t.info.clock or 0)
-    t.deadline = time.time() + seconds
-    return seconds
+    now = time.time()
+    start = min(now, t.acted) if t.info.options.get("turn_based") else now
+    t.deadline = start + seconds
+    return max(0.0, t.deadline - now)
 
 
 def safest(game: Game) -> Action:

@@ -214,6 +214,13 @@ class Lobby:
             options["host_sha256"] = token_digest(host)
         if spec.chat == "players":
             options["chat"] = "players"
+        clock = spec.clock
+        if spec.clock_days is not None:
+            if spec.clock is not None:
+                raise ProtocolError("bad_clock", "a table has a clock in seconds (clock) or in days (clock_days, "
+                                    "a turn-based table), not both")
+            clock = spec.clock_days * 86400
+            options["turn_based"] = spec.clock_days
         if spec.stand_in is not None:
             try:
                 options["stand_in"] = check_bot_spec(spec.stand_in)
@@ -222,7 +229,7 @@ class Lobby:
         try:
             info = await asyncio.to_thread(
                 self.store.create_table, id=new_table_id(), name=safe_name(spec.name) or f"{len(seats)}-seat table",
-                rules=rules.to_dict(), seed=seed, seats=seats, clock=spec.clock, seeded=spec.practice,
+                rules=rules.to_dict(), seed=seed, seats=seats, clock=clock, seeded=spec.practice,
                 lease=self.leases.for_new_table(), options=options, rated=spec.rated)
         except Exception as e:
             log.warning("a table could not be stored: %s: %s", type(e).__name__, e)

@@ -70,6 +70,10 @@ class Profiles:
                                 "from its newest link) or never existed")
         return p
 
+    async def of_key(self, key: str) -> Profile:
+        """The profile of ``key`` (refused with ``bad_key`` when it is not a profile's current key)."""
+        return await self._by_key(key)
+
     async def create(self, name: str) -> dict[str, Any]:
         """A new profile with the handle ``name``: unique (compared without case, width or
         spaces) and chosen once."""

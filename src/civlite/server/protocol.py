@@ -198,9 +198,11 @@ class TableSummary(_Out):
     practice: bool = False  # a chosen seed: every seat sees the mark and the seed
     seed: int | None = None  # shown on practice tables only
     rated: bool = False
+    turn_based: bool = False  # a clock in days (``clock`` is then in seconds), played at each player's pace
     chat: Literal["all", "players"] = "all"
     abandoned: bool = False  # nobody has acted here for a while (the lobby's list marks it)
-    #: a game ended early: "conceded" (one seat was left in play) or "closed" (abandoned or voted)
+    #: a game ended early: "conceded" (one seat was left in play), "timed_out" (likewise, the
+    #: other seat's clock ran out too often at a turn-based table) or "closed" (abandoned or voted)
     ended: str | None = None
     #: seats whose players left the game (conceded or left), in the order they left
     left: list[int] = []
@@ -358,6 +360,7 @@ def summary(info: TableInfo, connected: list[bool] | None = None, turn: int | No
                   for i, s in enumerate(info.seats)],
         "rules": rules_json(rules), "clock": info.clock, "status": info.status,
         "turn": turn if turn is not None else (info.turn or 0), "rated": info.rated,
+        "turn_based": bool(info.options.get("turn_based")),
         "chat": "players" if info.options.get("chat") == "players" else "all",
         "winner": info.winner, "rematch": info.rematch, "rematch_of": info.rematch_of,
         # a practice table's seed was chosen by its creator, who may know every card: all see it
@@ -504,6 +507,9 @@ class CreateTable(BaseModel):
     rules: Annotated[str, Field(max_length=40)] = "default"
     victory_ct: Annotated[int, Field(ge=1, le=1000)] | None = None
     clock: Annotated[int, Field(ge=1, le=86400)] | None = None
+    #: a turn-based table: each decision may take this many days (its clock runs while its
+    #: player is away); not with ``clock``
+    clock_days: Annotated[int, Field(ge=1, le=14)] | None = None
     #: the bot (a spec or a level) that decides for a seat whose clock ran out; none: the safest
     #: legal move is made for it (a pass, or else the discard that costs its hand least)
     stand_in: Annotated[str, Field(max_length=64)] | None = None
@@ -546,6 +552,15 @@ class ProfileKey(BaseModel):
     model_config = ConfigDict(extra="forbid")
     key: Annotated[str, Field(min_length=1, max_length=64)]
     name: Annotated[str, Field(min_length=1, max_length=40)] | None = None
+
+
+class MailOptIn(BaseModel):
+    """``POST /api/profiles/me/mail``: the profile's address for turn mails (``address``: set
+    it, and a confirmation mail is sent; ``""``: remove it; none: only read it)."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: Annotated[str, Field(min_length=1, max_length=64)]
+    address: Annotated[str, Field(max_length=254)] | None = None
 
 
 #: what a mute names: ``p:<profile id>`` (that player at every table), ``t:<table id>:<seat>``

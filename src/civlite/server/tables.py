@@ -27,6 +27,7 @@ from .leases import Leases
 from .leaving import STALL_SECONDS, Leaving
 from .lobby import BOT_NAMES, RATED_RULES, RULESETS, Lobby
 from .moves import Moves
+from .notify import Notifier, SmtpSettings
 from .profiles import Profiles
 from .protocol import CreateTable
 from .ratings import Ratings, decided
@@ -36,6 +37,7 @@ from .sessions import Sessions
 from .social_store import SocialStore
 from .state import Conn, Table
 from .storage import Store, TableInfo
+from .turnbased import TurnBased
 from .turns import Turns
 
 __all__ = ["BOT_LEVELS", "MAX_BOT_SECONDS", "Conn", "Manager", "Table", "bot_for", "check_bot_spec"]
@@ -49,14 +51,15 @@ class Manager:
     PostgreSQL). ``bot_processes``: worker processes for search bots (None: one per core;
     0: threads). ``rate_limit``: messages a second per connection (None: off).
     ``stall_seconds``: how long a player may sit on a decision while away before the others
-    may vote to end the game."""
+    may vote to end the game. ``smtp``: the SMTP server that sends turn mails (None: no mail)."""
 
     def __init__(self, store: Store, bot_delay: float = 0.8, listen: bool | None = None,
                  clock_bot: str | None = None, rate_limit: float | None = None,
                  bot_processes: int | None = None, idle_seconds: float = 60.0,
                  leases: bool | None = None, abandoned_seconds: float = ABANDONED_SECONDS,
                  close_seconds: float = CLOSE_SECONDS, rulesets: Mapping[str, RuleSet] | None = None,
-                 stall_seconds: float = STALL_SECONDS, rated_rules: str = RATED_RULES) -> None:
+                 stall_seconds: float = STALL_SECONDS, rated_rules: str = RATED_RULES,
+                 smtp: SmtpSettings | None = None) -> None:
         self.store = store
         #: the rule sets a new table may take, by name (the lobby's own and an operator's)
         self.rulesets: Mapping[str, RuleSet] = rulesets if rulesets is not None else RULESETS
@@ -85,6 +88,10 @@ class Manager:
         self.catchup = CatchUp(store, self.registry, self.broadcaster, self.invites, self.turns, self.chat,
                                changed=self.leaving.after_change,
                                listen=store.is_postgres if listen is None else listen, leases=leased)
+        self.turn_based = TurnBased(store, self.social, self.registry, self.broadcaster, self.leaving)
+        self.notifier = Notifier(store, self.social, smtp)
+        self.turns.on_turn = self.notifier.turn
+        self.turns.on_timeout = self.turn_based.timed_out
         self.sessions = Sessions(self.registry, self.broadcaster, self.turns, self.moves, self.invites, self.chat,
                                  self.leaving, rate_limit if rate_limit else None)
 
@@ -131,6 +138,7 @@ class Manager:
         self.registry.close()
         await self.committer.stop()
         self.bots.stop()
+        self.notifier.stop()
 
     # -- what the app and other callers use -------------------------------------------
     @property

@@ -45,6 +45,10 @@ class Turns:
         self.clocks = clocks
         self.submit = submit
         self.bot_delay = bot_delay
+        #: told when a turn-based table waits on a player's decision (the turn mail)
+        self.on_turn: Callable[[Table, int], None] | None = None
+        #: told after a clock move (a turn-based seat that keeps timing out leaves)
+        self.on_timeout: Callable[[Table, int], Awaitable[None]] | None = None
 
     def schedule(self, t: Table, broadcast_first: Made | None = None, own: bool = True, hurry: bool = False) -> None:
         """After a change: set the clock (so the update carries it), broadcast, start the next bot/clock.
@@ -72,6 +76,8 @@ class Turns:
                 self._start(t, seat, delay, "bot", self.bots.choose)
             elif clock_runs(t, seat):  # a seat's clock runs once its player has come
                 self._start(t, seat, start_clock(t), "clock", self.clocks.choose)
+                if self.on_turn is not None and t.info.options.get("turn_based"):
+                    self.on_turn(t, seat)
         if broadcast_first is not None:
             self.broadcaster.update(t, *broadcast_first)
 
@@ -87,7 +93,9 @@ class Turns:
                 return
             action = await choose(t, seat)
             t.task = None
-            await self.submit(t, seat, action, client_id=None, by=by, expect_seq=seq)
+            done = await self.submit(t, seat, action, client_id=None, by=by, expect_seq=seq)
+            if done is not None and by == "clock" and self.on_timeout is not None:
+                await self.on_timeout(t, seat)
         except asyncio.CancelledError:
             raise
         except ProtocolError as e:
