@@ -7,6 +7,7 @@ import contextlib
 import hmac
 import json
 import os
+import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -244,7 +245,9 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
             # the stored row is the newer when another process plays the table
             fresh = t is not None and t.info.status == info.status and t.seq >= info.num_actions
             row = protocol.table_json(t) if fresh and t is not None else protocol.summary(info)
-            row["abandoned"] = m.housekeeping.abandoned(info)
+            # a turn-based table's player may take its clock's days to move
+            row["abandoned"] = m.housekeeping.abandoned(info) and not (
+                info.options.get("turn_based") and time.time() - info.last_active.timestamp() < (info.clock or 0))
             out.append(row)
         return out
 

@@ -508,8 +508,9 @@ class CreateTable(BaseModel):
     victory_ct: Annotated[int, Field(ge=1, le=1000)] | None = None
     clock: Annotated[int, Field(ge=1, le=86400)] | None = None
     #: a turn-based table: each decision may take this many days (its clock runs while its
-    #: player is away); not with ``clock``
-    clock_days: Annotated[int, Field(ge=1, le=14)] | None = None
+    #: player is away); not with ``clock``. At most a week: the time after which a table where
+    #: no player has moved is closed (CIVLITE_CLOSE_SECONDS' default)
+    clock_days: Annotated[int, Field(ge=1, le=7)] | None = None
     #: the bot (a spec or a level) that decides for a seat whose clock ran out; none: the safest
     #: legal move is made for it (a pass, or else the discard that costs its hand least)
     stand_in: Annotated[str, Field(max_length=64)] | None = None

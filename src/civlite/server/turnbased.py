@@ -1,6 +1,6 @@
 """Turn-based tables: played at each player's own pace, with a clock in days.
 
-A turn-based table (``CreateTable.clock_days``, 1 to 14) gives each decision that many days,
+A turn-based table (``CreateTable.clock_days``, 1 to 7) gives each decision that many days,
 counted from the table's last move; its seats' clocks run whether or not their players are
 connected (they took their seats to play at their pace). A decision whose clock runs out is
 made for the seat as at any clocked table (the table's stand-in bot, or the safest legal

@@ -28,6 +28,7 @@ export function rememberSeat(table, token, seat, name) {
 const lobbyState = {
   n: 2, seats: [], rules: "default", victory: null, clock: "", name: "", error: "", created: null, open: null, waiting: null,
   rated: false, practice: false, seed: "", playersChat: false, takeError: "", joinName: "",
+  turns: [], mail: null, mailAddress: "", mailNote: "",
 };
 
 function seatDefaults(i) { return { kind: i === 0 ? "human" : "bot:medium", name: "" }; }
@@ -53,7 +54,7 @@ function Lobby() {
       seats: seats.map((s, i) => (s.kind === "human" ? { kind: "human", name: s.name.trim() || null, ...(i === 0 && prof ? { profile: prof.key } : {}) }
         : s.kind === "open" ? { kind: "open" } : { kind: "bot", bot: s.kind.slice(4), name: s.name.trim() || null })),
       // a rated table plays the rated rule set as it is (the server refuses any other target)
-      rules: L.rated ? ratedRules() : L.rules, victory_ct: L.rated ? null : +victory || null, clock: L.clock ? +L.clock : null,
+      rules: L.rated ? ratedRules() : L.rules, victory_ct: L.rated ? null : +victory || null, ...(L.clock.startsWith("d") ? { clock_days: +L.clock.slice(1) } : { clock: L.clock ? +L.clock : null }),
       rated: L.rated, chat: L.playersChat ? "players" : "all",
       ...(L.practice && !L.rated ? { practice: true, ...(/^\d+$/.test(L.seed.trim()) ? { seed: +L.seed.trim() } : {}) } : {}),
     };
@@ -104,7 +105,9 @@ function Lobby() {
           <div class="field"><label for="clock">Turn clock</label>
             <select id="clock" value=${L.clock} onChange=${set("clock")}>
               <option value="">none</option><option value="30">30 s</option><option value="60">1 min</option>
-              <option value="120">2 min</option><option value="300">5 min</option></select></div>
+              <option value="120">2 min</option><option value="300">5 min</option>
+              <option value="d1">1 day (turn-based)</option><option value="d3">3 days (turn-based)</option>
+              <option value="d7">7 days (turn-based)</option></select></div>
         </div>
         <fieldset class="seats" id="seats"><legend>Players</legend>
           ${seats.map((s, i) => html`<div class="seatrow" data-seat=${i} key=${i}>
@@ -145,7 +148,14 @@ function Lobby() {
     ${L.created ? html`<${Created} t=${L.created} />` : ""}
     ${mine.length ? html`<section class="panel" aria-labelledby="mine-h" data-testid="my-tables"><h2 id="mine-h">Your seats</h2>
       <ul class="tablelist">${mine.map((x) => html`<li key=${`${x.table}-${x.seat}`}><span><b><${Name} name=${x.name} /></b>
-        <span class="muted"> seat ${x.seat + 1}</span></span><a href=${`/t/${x.table}#k=${x.token}`} onClick=${nav}>resume</a></li>`)}</ul></section>` : ""}
+        <span class="muted"> seat ${x.seat + 1}</span>${L.turns.some((y) => y.table === x.table && y.seat === x.seat)
+          ? html` <span class="badge yourturn" data-testid="your-turn">your turn</span>` : ""}</span><a href=${`/t/${x.table}#k=${x.token}`} onClick=${nav}>resume</a></li>`)}</ul></section>` : ""}
+    ${L.turns.some((y) => !mine.some((x) => x.table === y.table)) ? html`<section class="panel" aria-labelledby="turns-h" data-testid="my-turns">
+      <h2 id="turns-h">Your turn <span class="badge yourturn">${L.turns.length}</span></h2>
+      <ul class="tablelist">${L.turns.filter((y) => !mine.some((x) => x.table === y.table)).map((y) => html`<li key=${y.table}>
+        <span><b><${Name} name=${y.name} /></b><span class="muted"> seat ${y.seat + 1}</span></span>
+        <a href=${`/t/${y.table}`} onClick=${nav}>open</a></li>`)}</ul></section>` : ""}
+    ${prof && L.mail && L.mail.available ? html`<${MailForm} prof=${prof} />` : ""}
     <section class="panel" aria-labelledby="seats-h"><h2 id="seats-h">Open seats</h2>
       ${L.waiting && L.waiting.length ? html`<div class="field"><label for="join-name">Your name at the table</label>
         <input id="join-name" maxlength="40" placeholder=${prof ? prof.name : "your name"} value=${L.joinName}
@@ -174,7 +184,8 @@ const ratedRules = () => META.rated_rules || (META.rulesets.default ? "default" 
 
 /** A table's kind in the lobby's lists: rated, or practice (its seed public, hints offered). */
 function Tags({ t }) {
-  return html`${t.rated ? html`<span class="badge rated" data-testid="tag-rated">rated</span>` : ""}${t.practice
+  return html`${t.rated ? html`<span class="badge rated" data-testid="tag-rated">rated</span>` : ""}${t.turn_based
+    ? html`<span class="badge" data-testid="tag-turn-based" title="a clock in days: play at your own pace">turn-based</span>` : ""}${t.practice
     ? html`<span class="badge practice" data-testid="tag-practice" title=${`unrated; seed ${t.seed}`}>practice</span>` : ""}`;
 }
 
@@ -200,7 +211,37 @@ function Created({ t }) {
   </section>`;
 }
 
+/** Turn mails: the profile's address (a confirmation mail is sent to it first; shown to nobody else). */
+function MailForm({ prof }) {
+  const L = lobbyState;
+  const save = async (e, address) => {
+    e.preventDefault();
+    try {
+      L.mail = await api("/api/profiles/me/mail", { key: prof.key, address });
+      L.mailNote = address ? "A confirmation mail is on its way: open its link to start the turn mails." : "No more turn mails.";
+    } catch (err) { L.mailNote = err.message; }
+    draw();
+  };
+  return html`<section class="panel" aria-labelledby="mail-h" data-testid="mail-form"><h2 id="mail-h">Turn mails</h2>
+    <p class="muted">A mail when it is your turn at a turn-based table and you are away (never shown to other players; every mail has a one-click unsubscribe link).
+      ${L.mail.address ? html` Now: ${L.mail.address} (${L.mail.confirmed ? "confirmed" : "waiting for confirmation"}).` : ""}</p>
+    <form class="row" onSubmit=${(e) => save(e, L.mailAddress.trim())}>
+      <label for="mail-addr" class="sr-only">E-mail address</label>
+      <input id="mail-addr" type="email" maxlength="254" placeholder="you@example.org" value=${L.mailAddress}
+        onInput=${(e) => { L.mailAddress = e.target.value; }} />
+      <button type="submit">Send me turn mails</button>
+      ${L.mail.address ? html`<button type="button" onClick=${(e) => save(e, "")}>Stop</button>` : ""}</form>
+    <p role="status">${L.mailNote}</p></section>`;
+}
+
 async function refreshOpen() {
+  const prof = myProfile();
+  if (prof) {
+    try { lobbyState.turns = await api("/api/profiles/me/turns", { key: prof.key }); } catch (e) { lobbyState.turns = []; }
+    if (lobbyState.mail === null) {
+      try { lobbyState.mail = await api("/api/profiles/me/mail", { key: prof.key }); } catch (e) { lobbyState.mail = null; }
+    }
+  }
   try { lobbyState.open = await api("/api/tables"); } catch (e) { lobbyState.open = []; }
   try { lobbyState.waiting = await api("/api/tables?status=open"); } catch (e) { lobbyState.waiting = []; }
   if (!current && screen === "lobby") draw();
