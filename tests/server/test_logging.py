@@ -72,7 +72,14 @@ def test_log_lines_name_their_level_and_client_mistakes_are_not_errors(tmp_path:
     assert not levels & {"ERROR", "CRITICAL"}, [ln for ln in lines if " ERROR " in ln or " CRITICAL " in ln]
 
 
+_CONFIGURED = ("", "civlite", "civlite.server", "uvicorn", "uvicorn.error", "uvicorn.access", "asyncio", "py.warnings")
+
+
 def test_an_unhandled_task_exception_is_logged_at_error(caplog: pytest.LogCaptureFixture) -> None:
+    # the logging set-up is the process's: what this test changes is put back, so that later
+    # tests in this process (caplog) see civlite's records as before
+    saved = {n: (lg.handlers[:], lg.level, lg.propagate, lg.disabled)
+             for n in _CONFIGURED for lg in [logging.getLogger(n)]}
     logging.config.dictConfig(log_config("warning"))  # as the server sets it up
     logging.getLogger("civlite").propagate = True  # for caplog
     try:
@@ -95,7 +102,11 @@ def test_an_unhandled_task_exception_is_logged_at_error(caplog: pytest.LogCaptur
                                          "transport": object()})
         loop.close()
     finally:
-        logging.getLogger("civlite").propagate = False
+        for n, (handlers, level, propagate, disabled) in saved.items():
+            lg = logging.getLogger(n)
+            lg.handlers[:] = handlers
+            lg.setLevel(level)
+            lg.propagate, lg.disabled = propagate, disabled
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 1, caplog.records
     r = errors[0]
