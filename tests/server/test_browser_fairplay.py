@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from .conftest import ServerProc
-from .test_browser import DESKTOP, PHONE, audit, shot, step, tap_targets, watch
+from .test_browser import DESKTOP, PHONE, audit, shot, step, tab_to, tap_targets, watch
 
 pytestmark = pytest.mark.browser
 
@@ -64,9 +64,19 @@ def test_concede_in_a_two_player_game_ends_it_and_both_players_see_the_result(br
         a.click("[data-testid=concede-cancel]")
         dialog.wait_for(state="hidden")
         assert httpx.get(srv.url + f"/api/tables/{t['id']}").json()["status"] == "playing"
-        a.click("[data-testid=concede-open]")
+        # by keyboard alone: the menu, its button, the dialog (which opens on "Keep playing")
+        a.click("details.menu summary")  # folds the menu again
+        a.evaluate("document.activeElement && document.activeElement.blur()")
+        tab_to(a, "details.menu summary")
+        a.keyboard.press("Enter")
+        tab_to(a, "[data-testid=concede-open]")
+        a.keyboard.press("Enter")
         dialog.wait_for(state="visible")
-        a.click("[data-testid=concede-confirm]")
+        focused = "(s) => document.activeElement && document.activeElement.matches(s)"
+        assert a.evaluate(focused, "[data-testid=concede-cancel]")  # the safe choice first
+        a.keyboard.press("Shift+Tab")
+        assert a.evaluate(focused, "[data-testid=concede-confirm]")
+        a.keyboard.press("Enter")
         b.wait_for_selector("[data-testid=ended]")
         assert "You win" in b.inner_text("#ended-h")
         b.wait_for_selector("[data-testid=notice]:has-text('conceded')")
@@ -214,6 +224,15 @@ def test_a_chat_line_is_reported_and_its_profile_blocked(browser: Any, tmp_path:
         a.click("[data-testid=chat-send]")
         a.wait_for_selector("[data-testid=chat-log] li:has-text('after the block')")
         assert a.locator("[data-testid=chat-log] li:has-text('still here')").count() == 0
+        # the profile page lists the block, and lifts it
+        a.goto(srv.url + "/profile")
+        a.wait_for_selector(f"[data-testid=unblock-{bea['id']}]")
+        assert "Bea" in a.inner_text("[data-testid=blocks]")
+        assert audit(a, "profile with a block") == []
+        a.click(f"[data-testid=unblock-{bea['id']}]")
+        a.wait_for_selector("[data-testid=blocks] >> text=Nobody")
+        got = httpx.post(srv.url + "/api/profiles/me/blocks", json={"key": ann["key"]}).json()
+        assert got["blocks"] == []
         assert errs_a == [] and errs_b == []
     finally:
         srv.stop()

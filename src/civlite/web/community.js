@@ -22,13 +22,14 @@ export function ProfilePage({ redraw }) {
   const load = async () => {
     try { page.me = await api("/api/profiles/me", { key: p.key }); page.error = ""; await loadMutes(); } catch (e) { page.me = null; page.error = e.message; }
     redraw();
+    if (page.me) loadBlocks(p.key, redraw);
   };
   if (p && !page.me && !page.error) { load(); }
   const create = async (e) => {
     e.preventDefault();
     try {
       const made = await api("/api/profiles", { name: page.newName.trim() });
-      keepProfile(made); page.me = made; page.error = "";
+      keepProfile(made); page.me = made; page.error = ""; page.blocks = [];
       await loadMutes(true); // this device's mutes now follow the profile
     } catch (err) {
       page.error = err.code === "name_taken" ? `The name “${clean(page.newName.trim())}” is taken by another player: choose another. (${err.message})` : err.message;
@@ -57,6 +58,7 @@ export function ProfilePage({ redraw }) {
           <input id="restore-link" readonly value=${abs(page.me.restore)} data-testid="restore-link" onFocus=${(e) => e.target.select()} /></div>
         <p data-testid="mute-count">${mutes.set.size ? `Muted in chat: ${mutes.set.size} (kept with this profile, on every device)`
           : "Nobody muted in chat (mutes are kept with this profile, on every device)."}</p>
+        <${Blocks} redraw=${redraw} />
         <p><button type="button" data-testid="new-key" onClick=${rekey}>Revoke the link (make a new one)</button>
           <span class="muted"> The old link, and this profile on every other device, stop working.</span></p>
         <p><button type="button" class="linkish" onClick=${() => { forgetProfile(); page.me = null; redraw(); }}>Forget this profile on this device</button></p>
@@ -76,6 +78,37 @@ export function ProfilePage({ redraw }) {
   </div>`;
 }
 
+/** The profiles this one blocked, with their handles (read from their public pages). */
+async function loadBlocks(key, redraw) {
+  try {
+    const got = await api("/api/profiles/me/blocks", { key });
+    const names = await Promise.all(got.blocks.slice(0, 100).map((id) => api(`/api/profiles/${id}`).then((x) => x.name, () => id)));
+    page.blocks = got.blocks.map((id, i) => ({ id, name: names[i] ?? id }));
+    page.blockError = "";
+  } catch (e) { page.blocks = page.blocks || []; page.blockError = e.message; }
+  redraw();
+}
+
+/** "Blocked": the profiles this one blocked (from a chat line's menu), each with "Unblock". */
+function Blocks({ redraw }) {
+  const p = myProfile();
+  if (!p || !page.blocks) return "";
+  const unblock = async (id) => {
+    try {
+      await api("/api/profiles/me/blocks", { key: p.key, unblock: [id] });
+      await loadMutes(); // unblocking lifts the block's mute
+    } catch (e) { page.blockError = e.message; }
+    await loadBlocks(p.key, redraw);
+  };
+  return html`<section aria-labelledby="blocks-h" data-testid="blocks"><h3 id="blocks-h">Blocked</h3>
+    ${page.blocks.length ? html`<ul class="tablelist">${page.blocks.map((b) => html`<li key=${b.id}>
+        <a href=${`/p/${b.id}`} data-nav><${Name} name=${b.name} /></a>
+        <button type="button" data-testid=${`unblock-${b.id}`} aria-label=${`Unblock ${clean(b.name)}`} onClick=${() => unblock(b.id)}>Unblock</button></li>`)}</ul>`
+      : html`<p class="muted">Nobody. A chat line's “⋯” button blocks the profile that said it: its chat is hidden and you are never seated together.</p>`}
+    ${page.blockError ? html`<p class="error" role="alert">${page.blockError}</p>` : ""}
+  </section>`;
+}
+
 /** ``/restore#key=…``: keep the profile of that key in this browser. */
 export async function restore(redraw) {
   const m = /key=([\w-]+)/.exec(location.hash);
@@ -84,6 +117,7 @@ export async function restore(redraw) {
     const got = await api("/api/profiles/me", { key: m[1] });
     keepProfile({ ...got, key: m[1] });
     page.me = got; page.error = "";
+    loadBlocks(m[1], redraw);
     await loadMutes(true); // the profile's mutes, with this device's added
     history.replaceState({}, "", "/profile");
   } catch (e) { page.error = `This restore link does not work: ${e.message}`; }
@@ -141,6 +175,6 @@ export function Leaderboard({ redraw }) {
 }
 
 /** Forget what the pages loaded (a new visit loads them again). */
-export function resetPages() { page.board = null; page.shown = null; page.me = null; page.error = ""; }
+export function resetPages() { page.board = null; page.shown = null; page.me = null; page.error = ""; page.blocks = null; }
 
 export { clean };
