@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .conftest import ServerProc
+from .conftest import ServerProc, rated5_env
 from .test_browser import DESKTOP, PHONE, audit, shot, step, tab_to, tap_targets, watch
 
 pytestmark = pytest.mark.browser
@@ -127,16 +127,31 @@ def test_the_players_vote_to_end_a_game_stalled_by_a_player_who_is_away(browser:
 
 
 def test_a_practice_table_made_from_the_lobby_shows_its_mark_and_seed(browser: Any, tmp_path: Path) -> None:
-    srv = ServerProc(f"sqlite:///{tmp_path / 'practice.db'}", bot_delay=0.05, rate_limit=0, args=FAST).start()
+    srv = ServerProc(f"sqlite:///{tmp_path / 'practice.db'}", bot_delay=0.05, rate_limit=0, args=FAST,
+                     env=rated5_env(tmp_path)).start()
     try:
-        page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+        cyd = _profile(srv, "Cyd")
+        page = _signed_in(browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True), cyd)
         errs = watch(page)
         page.goto(srv.url + "/")
         page.wait_for_selector("[data-testid=create]")
         # a rated table cannot be a practice table, nor choose its target
+        page.fill("#tname", "Ranked")
         page.check("#rated")
         assert page.is_disabled("#practice") and page.is_disabled("#victory")
         page.wait_for_selector("[data-testid=rated-note]")
+        page.select_option("#rules", "default")  # not the server's rated rule set: refused, and said so
+        page.click("[data-testid=create-table]")
+        page.wait_for_selector("[data-testid=create-error]:has-text('rated')")
+        page.select_option("#rules", "rated5")
+        assert page.input_value("#victory") == "5"
+        page.click("[data-testid=create-table]")
+        page.wait_for_selector("[data-testid=created]")
+        assert page.locator("[data-testid=created-practice]").count() == 0
+        ranked = [x for x in httpx.get(srv.url + "/api/tables").json() if x["name"] == "Ranked"]
+        assert ranked and ranked[0]["rated"] and not ranked[0]["practice"] and ranked[0]["seed"] is None
+        page.wait_for_selector("[data-testid=open-tables] li:has-text('Ranked') [data-testid=tag-rated]")
+        assert page.locator("[data-testid=open-tables] li:has-text('Ranked') [data-testid=tag-practice]").count() == 0
         page.uncheck("#rated")
         assert page.is_enabled("#practice") and page.is_enabled("#victory")
         page.fill("#tname", "Drill")

@@ -97,7 +97,7 @@ function Lobby() {
             <select id="nseats" value=${L.n} onChange=${(e) => { L.n = +e.target.value; draw(); }}>
               ${[2, 3, 4, 5, 6, 7, 8].map((n) => html`<option value=${n}>${n}</option>`)}</select></div>
           <div class="field"><label for="rules">Rules</label>
-            <select id="rules" value=${L.rated ? ratedRules() : L.rules} disabled=${L.rated} aria-describedby=${L.rated ? "rated-note" : null} onChange=${(e) => { L.rules = e.target.value; L.victory = null; draw(); }}>
+            <select id="rules" value=${L.rated ? ratedRules() : L.rules} disabled=${L.rated && !!META.rated_rules} aria-describedby=${L.rated ? "rated-note" : null} onChange=${(e) => { L.rules = e.target.value; L.victory = null; draw(); }}>
               ${Object.entries(rs).map(([k, r]) => html`<option value=${k}>${k} (first to ${r.victory_ct} CT)</option>`)}</select></div>
           <div class="field"><label for="victory">Victory target (CT)</label>
             <input id="victory" type="number" min="1" max="200" value=${L.rated ? rs[ratedRules()]?.victory_ct ?? victory : victory}
@@ -129,8 +129,8 @@ function Lobby() {
           <label><input type="checkbox" id="rated" checked=${L.rated} data-testid="rated"
             onChange=${(e) => { L.rated = e.target.checked; if (L.rated) L.practice = false; draw(); }} />
             Rated${prof ? "" : " (every player needs a profile)"}</label>
-          ${L.rated ? html`<p id="rated-note" class="muted" data-testid="rated-note">A rated table plays the ${ratedRules()} rules as they are
-            (first to ${rs[ratedRules()]?.victory_ct ?? "?"} CT), deals from a secret seed and gives no hints.</p>` : ""}
+          ${L.rated ? html`<p id="rated-note" class="muted" data-testid="rated-note">A rated table plays the server's rated rules as they are
+            (${META.rated_rules ? `${ratedRules()}: ` : ""}first to ${rs[ratedRules()]?.victory_ct ?? "?"} CT), deals from a secret seed and gives no hints.</p>` : ""}
           <div class="practicebox"><label><input type="checkbox" id="practice" checked=${L.practice && !L.rated} disabled=${L.rated}
               data-testid="practice-check" aria-describedby="practice-note" onChange=${(e) => { L.practice = e.target.checked; draw(); }} />
             Practice table (unrated)</label>
@@ -179,8 +179,9 @@ function Lobby() {
   </div>`;
 }
 
-/** The rule set rated tables play (named by the server; "default" when it does not say). */
-const ratedRules = () => META.rated_rules || (META.rulesets.default ? "default" : Object.keys(META.rulesets)[0]);
+/** The rule set a rated table plays: the one the server names, else the one chosen (the
+ *  server refuses any but its rated rule set, and says which that is). */
+const ratedRules = () => META.rated_rules || lobbyState.rules;
 
 /** A table's kind in the lobby's lists: rated, or practice (its seed public, hints offered). */
 function Tags({ t }) {
