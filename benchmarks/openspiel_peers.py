@@ -42,6 +42,8 @@ import open_spiel.python.games.kuhn_poker  # noqa: F401  (registers python_kuhn_
 import pyspiel
 from openspiel_speed import Loop, engine_loop, openspiel_loop, pyspiel_loop, run_rounds, write_summary
 
+from civlite.engine import COMPILED
+
 #: OpenSpiel's games played through pyspiel
 PYSPIEL_GAMES = ("kuhn_poker", "leduc_poker", "liars_dice", "hearts", "python_kuhn_poker")
 #: RLCard's environments
@@ -147,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {
         "command": "benchmarks/openspiel_peers.py " + " ".join(sys.argv[1:] if argv is None else argv),
         "seconds": args.seconds, "rounds": args.rounds, "python": platform.python_version(),
+        "engine_compiled": COMPILED,
         "versions": {p: _version(p) for p in ("open_spiel", "rlcard", "pgx", "jax")},
         "not_measured": missing,
         "decisions_per_s": {k: round(statistics.median(v)) for k, v in rates.items()},

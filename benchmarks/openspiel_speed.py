@@ -30,7 +30,7 @@ from typing import Any
 import pyspiel
 
 import civlite.rl.openspiel  # noqa: F401  (registers python_civlite)
-from civlite.engine import Game
+from civlite.engine import COMPILED, Game
 
 Loop = Callable[[float], float]
 
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {
         "command": "benchmarks/openspiel_speed.py " + " ".join(sys.argv[1:] if argv is None else argv),
         "players": args.players, "seconds": args.seconds, "rounds": args.rounds,
-        "python": platform.python_version(),
+        "python": platform.python_version(), "engine_compiled": COMPILED,
         "decisions_per_s": {k: round(statistics.median(v)) for k, v in rates.items()},
         "ratio_to_engine": {k: round(statistics.median(v), 3) for k, v in ratios.items()},
         "ratio_per_round": {k: [round(x, 3) for x in v] for k, v in ratios.items()},

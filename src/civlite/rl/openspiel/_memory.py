@@ -33,7 +33,6 @@ _STILL = frozenset(("draw", "turn", "pass", "gain_ct", "steal_ct", "shuffle", "r
 #: the events whose public cards leave their player's hand
 _LEAVING = frozenset(("discard", "activate", "meld"))
 _VISION = DecisionKind.VISION
-_NOTHING_KNOWN: tuple[int, ...] = ()
 
 
 def info_tensor_size(players: int, rules: RuleSet, history: int = -1) -> int:
@@ -117,7 +116,8 @@ class _Memory:
         self.records: list[list[tuple[float, ...]]] = [[] for _ in range(n)]  # per seat, filled when asked
         self.cursors: list[tuple[int, int]] = [(0, 0)] * n  # per seat: events and notes read into records
         self.chains: list[tuple[int, bytes]] = [(0, b"")] * n  # per seat: records digested, digest
-        self.knows: list[tuple[int, ...]] = [_NOTHING_KNOWN] * n  # per seat: the known counts last noted
+        #: per seat: the suit counts of the cards it knows in each hand (relative to it) when last read
+        self.knows: list[list[list[int]] | None] = [None] * n
 
     def _copy_memory(self, c: _Memory) -> None:
         c.cfg = self.cfg
@@ -141,7 +141,7 @@ class _Memory:
         c.records = [mine[:] if s == seat else [] for s in range(n)]
         c.cursors = [(len(c.events), len(c.notes)) if s == seat else (0, 0) for s in range(n)]
         c.chains = [self.chains[s] if s == seat else (0, b"") for s in range(n)]
-        c.knows = [self.knows[seat] if s == seat else _known(world, s) for s in range(n)]
+        c.knows = [self.knows[seat] if s == seat else world.view_counts(s)[2] for s in range(n)]
 
     # -- notes ----------------------------------------------------------------------
     def observe(self, g: Game, events: list[Event]) -> None:
@@ -162,13 +162,15 @@ class _Memory:
         at = len(self.events)
         n = self.cfg.n
         for seat in range(n):
-            known = _known(g, seat)
-            if known != knows[seat]:
-                before = knows[seat] or (0,) * (8 * n)
+            known = g.view_counts(seat)[2]  # per seat relative to it (0: itself, all zeros)
+            before = knows[seat]
+            if known != before:
                 for k in range(1, n):
-                    row = known[8 * k:8 * k + 8]
-                    if row != before[8 * k:8 * k + 8]:
-                        notes.append((at, seat, _note("known", k + 1, 0.0, list(row))))
+                    row = known[k]
+                    if before is None and not any(row):
+                        continue
+                    if before is None or row != before[k]:
+                        notes.append((at, seat, _note("known", k + 1, 0.0, row)))
                 knows[seat] = known
 
     def _may_know(self, events: list[Event]) -> bool:
@@ -186,12 +188,12 @@ class _Memory:
             if kind not in _LEAVING or x is None:
                 return True
             for q in range(n):
-                row = knows[q]
-                if q == x or not row:
+                rows = knows[q]
+                if q == x or rows is None:
                     continue
-                base = 8 * ((x - q) % n)
+                row = rows[(x - q) % n]
                 for c in e.cards:
-                    if row[base + SUIT_OF[c]]:
+                    if row[SUIT_OF[c]]:
                         return True
         return False
 
@@ -242,10 +244,3 @@ class _Memory:
                 digest = hashlib.blake2b(digest + _RECORD.pack(*r), digest_size=16).digest()
             self.chains[seat] = (len(kept), digest)
         return f"{len(kept)}:{digest.hex()}"
-
-
-def _known(g: Game, seat: int) -> tuple[int, ...]:
-    """The cards of the other hands ``seat``'s view shows it knows: suit counts, 8 per seat
-    relative to it (the first 8, its own, are zeros)."""
-    known = g.view_counts(seat)[2]
-    return tuple(c for row in known for c in row)
