@@ -72,7 +72,7 @@ events, and since a k-card discard is k steps in suit order, the events fix them
 the records come oldest first, then the count of those that no longer fit. By default
 (``history`` -1) the records hold the whole game: :data:`EVENTS_PER_TURN` per turn up to
 the turn limit, plus one. With the default rules and 2 players the tensor
-has ``information_state_tensor_size()`` = 176,136 numbers (see
+has ``information_state_tensor_size()`` = 176,121 numbers (see
 :func:`info_tensor_size`); a short variant (``turn_limit``) has a small one. A positive
 ``history`` keeps the last ``history`` events instead. The string is the seat, the
 turn, the phase and a digest of exactly the tensor's content, so string and tensor
