@@ -263,3 +263,38 @@ def test_a_seat_that_keeps_timing_out_leaves(tmp_path: Path) -> None:
             store.close()
 
     asyncio.run(run())
+
+
+def test_no_vote_ends_a_turn_based_game_while_the_clock_runs(tmp_path: Path) -> None:
+    """The vote to end a stalled game opens after the table's stall time; at a turn-based
+    table a player may take the clock's days, so there it opens only when they have passed.
+    The same stall at a table without days is voted out (the control)."""
+    from civlite.server.protocol import CreateTable, ProtocolError
+    from civlite.server.state import Conn
+    from civlite.server.storage import Store
+    from civlite.server.tables import Manager
+
+    async def run() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'vote.db'}")
+        m = Manager(store, bot_delay=0.0, bot_processes=0, stall_seconds=0.0)
+        await m.start()
+        try:
+            for days, closes in ((1, False), (None, True)):
+                info, _ = await m.create_table(CreateTable.model_validate(
+                    {"seats": [{"name": "Here"}, {"name": "Away"}], "clock_days": days}))
+                t = await m.get(info.id)
+                assert t is not None and t.game.pending is not None
+                voter = Conn()
+                voter.table, voter.seat = t, 1 - t.game.pending.player
+                if closes:
+                    await m.leaving.vote_end(voter)
+                    assert t.info.status == "closed"
+                else:
+                    with pytest.raises(ProtocolError) as e:
+                        await m.leaving.vote_end(voter)
+                    assert e.value.code == "not_stalled" and t.info.status == "playing"
+        finally:
+            await m.stop()
+            store.close()
+
+    asyncio.run(run())

@@ -108,9 +108,12 @@ class Leaving:
         if stalled == seat:
             raise ProtocolError("not_stalled", "it is your decision: play it (or concede)")
         waited = time.time() - t.acted
-        if waited < self.stall_seconds or t.connected()[stalled]:
+        # at a turn-based table a player may take the clock's days: the clock, not a vote, ends a stall
+        stall = max(self.stall_seconds, float(t.info.clock or 0)) if t.info.options.get("turn_based") \
+            else self.stall_seconds
+        if waited < stall or t.connected()[stalled]:
             raise ProtocolError("not_stalled", f"a vote to end the game opens when {t.name(stalled)} has not moved "
-                                f"for {self.stall_seconds:.0f} s and is away ({waited:.0f} s so far)")
+                                f"for {stall:.0f} s and is away ({waited:.0f} s so far)")
         seq = t.seq
         refusal: list[ProtocolError] = []
 
