@@ -28,7 +28,7 @@ from typing import Any
 from statsmodels.stats.proportion import proportion_confint
 
 from civlite.bots import make_bot
-from civlite.engine import DISCARD_BASE, Game, is_compiled
+from civlite.engine import COMPILED, DISCARD_BASE, Game
 
 
 def positions(count: int, seed: int) -> list[Game]:
@@ -106,7 +106,7 @@ def main() -> int:
     if "rates" not in res or set(res["rates"]) != {a.reference, *challengers}:
         res = {"machine": platform.machine(), "python": platform.python_version(),
                "seconds": a.seconds, "reference": a.reference,
-               "engine_compiled": is_compiled(),
+               "engine_compiled": COMPILED,
                "rates": rates([a.reference, *challengers], a.rate_positions, a.rate_iterations, a.seed)}
         games_path.write_text("")
     r = res["rates"]
