@@ -158,6 +158,7 @@ export class TableConn {
       case "welcome": {
         const wasMine = this.state ? this.mine() : true; // a first welcome tells nothing: the player is looking
         const endedBefore = !!(this.table && this.table.ended);
+        this.leaving = null; // a concession or vote in flight was answered, or lost with the old socket
         this.chat = m.chat || [];
         this.seat = m.seat; this.table = m.table; this.state = m.state; this.seq = m.seq;
         this.log = m.log; this.clock = m.clock; this.final = m.final ?? null;
