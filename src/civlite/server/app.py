@@ -204,7 +204,8 @@ def create_app(db_url: str | None = None, bot_delay: float | None = None, listen
 
     @app.get("/api/meta")
     async def meta() -> dict[str, Any]:
-        return protocol.meta(offered, BOT_LEVELS, OFFERED_LEVELS)
+        # rated_rules: the offered rule set every rated table plays (a creator cannot choose it)
+        return {**protocol.meta(offered, BOT_LEVELS, OFFERED_LEVELS), "rated_rules": rated}
 
     def limited(request: Request, what: str) -> JSONResponse | None:
         """A 429 when this address has made too many tables or new links lately (one budget)."""
