@@ -75,6 +75,9 @@ def render_md(res: dict[str, Any]) -> str:
                   + ", ".join(f"`{r['file']}` (variant {r['trial']}: {show(r['params'])})" for r in best), ""]
     elif res.get("interrupted") and not conf["finalists"]:
         lines += ["**Interrupted before the confirmation: no variant is written as `best-N`.**", ""]
+    elif res.get("interrupted"):
+        lines += ["**Interrupted during the confirmation: no variant is written as `best-N`.** The search's "
+                  "figures below are not evidence of fairness: they are the luckiest of many measurements.", ""]
     else:
         lines += ["**No variant passed the confirmation: none is written as `best-N`.** The search's figures "
                   "below are not evidence of fairness: they are the luckiest of many measurements.", ""]
@@ -90,7 +93,7 @@ def render_md(res: dict[str, Any]) -> str:
             lines.append(f"| {r['trial']} | {show(r['params'])} | {run['players']} | {', '.join(run['bots'])} | "
                          f"{run['games']} | {seats_text(run)} | {run['median_length']:g} "
                          f"({_rounds(run['median_length'], run['players'])}) | {run['loss']:.2f} | {goal} |")
-        verdict = "passed" if c.get("passed") else "failed"
+        verdict = "passed" if c.get("passed") else "interrupted" if c.get("interrupted") else "failed"
         if c.get("ablation_max_points") is not None:
             verdict += (f" (ablation: largest seat-0 change {c['ablation_max_points']:.1f} points; "
                         + ("none surely beyond the goal" if c["ablation_ok"] else
