@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from civlite.server.protocol import CreateTable, SeatSpec
+from civlite.server.bodies import CreateTable, SeatSpec
 from civlite.server.storage import Store
 from civlite.server.tables import Manager
 

@@ -8,7 +8,8 @@ import asyncio
 import pytest
 
 from civlite.bots import decide, make_bot
-from civlite.server.protocol import CreateTable, ProtocolError, SeatSpec
+from civlite.server.bodies import CreateTable, SeatSpec
+from civlite.server.protocol import ProtocolError
 from civlite.server.state import Conn
 from civlite.server.storage import Store
 from civlite.server.tables import Manager

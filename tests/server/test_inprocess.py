@@ -12,7 +12,7 @@ import pytest
 
 from civlite.bots import decide, make_bot
 from civlite.server.app import create_app
-from civlite.server.protocol import CreateTable, SeatSpec
+from civlite.server.bodies import CreateTable, SeatSpec
 from civlite.server.state import Conn
 from civlite.server.storage import Store
 from civlite.server.tables import Manager

@@ -23,7 +23,7 @@ from typing import Any
 
 from civlite.bots import decide, make_bot
 from civlite.engine import CARDS, Game
-from civlite.server.protocol import CreateTable, SeatSpec
+from civlite.server.bodies import CreateTable, SeatSpec
 from civlite.server.state import Conn
 from civlite.server.storage import Store
 from civlite.server.tables import Manager

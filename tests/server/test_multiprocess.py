@@ -132,7 +132,7 @@ def test_a_replaced_invite_link_shuts_the_old_one_out_in_every_process(pg_url: s
     import asyncio
     import json
 
-    from civlite.server.protocol import CreateTable, SeatSpec
+    from civlite.server.bodies import CreateTable, SeatSpec
     from civlite.server.state import Conn
     from civlite.server.storage import Store
     from civlite.server.tables import Manager
@@ -189,7 +189,7 @@ def test_leases_one_runner_per_table_and_a_silent_holder_loses_them(pg_url: str,
     from sqlalchemy import text
 
     from civlite.server import leases
-    from civlite.server.protocol import CreateTable, SeatSpec
+    from civlite.server.bodies import CreateTable, SeatSpec
     from civlite.server.storage import Store
     from civlite.server.tables import Manager
 

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import event, insert
 
 from civlite.bots import decide, make_bot
-from civlite.server.protocol import CreateTable, SeatSpec
+from civlite.server.bodies import CreateTable, SeatSpec
 from civlite.server.storage import ActionRow, Store, TableInfo, _now
 from civlite.server.tables import Manager
 

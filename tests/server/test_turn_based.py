@@ -230,7 +230,7 @@ def test_a_seat_that_keeps_timing_out_leaves(tmp_path: Path) -> None:
     """In one process: a turn-based seat whose clock runs out three times in a row while its
     player is away counts as having left (a bot plays on in it). The clock is shortened in
     memory to a second so that it runs out soon."""
-    from civlite.server.protocol import CreateTable
+    from civlite.server.bodies import CreateTable
     from civlite.server.storage import Store
     from civlite.server.tables import Manager
     from civlite.server.turnbased import TIMEOUTS_LEFT
@@ -269,7 +269,8 @@ def test_no_vote_ends_a_turn_based_game_while_the_clock_runs(tmp_path: Path) -> 
     """The vote to end a stalled game opens after the table's stall time; at a turn-based
     table a player may take the clock's days, so there it opens only when they have passed.
     The same stall at a table without days is voted out (the control)."""
-    from civlite.server.protocol import CreateTable, ProtocolError
+    from civlite.server.bodies import CreateTable
+    from civlite.server.protocol import ProtocolError
     from civlite.server.state import Conn
     from civlite.server.storage import Store
     from civlite.server.tables import Manager

@@ -20,27 +20,25 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..engine import RuleSet
 from . import protocol, reviews
-from .botspecs import BOT_LEVELS, OFFERED_LEVELS
-from .guard import Buckets, Counter, Guard, default_hosts, parse_trusted
-from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS
-from .leaving import STALL_SECONDS
-from .lobby import RATED_RULES, load_rulesets, offered_rulesets
-from .notify import SmtpSettings
-from .protocol import (
-    VERSION,
+from .bodies import (
     BlockChange,
     CreateTable,
     MailOptIn,
     MuteChange,
     NewProfile,
     ProfileKey,
-    ProtocolError,
     Reissue,
     Report,
     StartTable,
     TakeSeat,
-    error,
 )
+from .botspecs import BOT_LEVELS, OFFERED_LEVELS
+from .guard import Buckets, Counter, Guard, default_hosts, parse_trusted
+from .housekeeping import ABANDONED_SECONDS, CLOSE_SECONDS
+from .leaving import STALL_SECONDS
+from .lobby import RATED_RULES, load_rulesets, offered_rulesets
+from .notify import SmtpSettings
+from .protocol import VERSION, ProtocolError, error
 from .run import on_loop_exception
 from .state import Conn
 from .storage import Store, default_db_url

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import RuleSet, RuleSetError
+from .bodies import CreateTable
 from .botspecs import check_bot_spec
 from .leases import Leases
 from .names import safe_name
-from .protocol import CreateTable, ProtocolError
+from .protocol import ProtocolError
 from .ratings import RATED_LEVELS
 from .registry import Registry
 from .social_store import PAIR_GAMES, PAIR_WINDOW_DAYS, SocialStore

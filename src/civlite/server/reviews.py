@@ -42,8 +42,8 @@ from ..engine import GameRecord, View
 from ..review import DEFAULT_BUDGET, GameReview, Hint, ReviewError, hint, review_record
 from ..review.tutorial import PLAYERS, SEED, TUTOR_BOT, VICTORY_CT, Coach
 from . import protocol
+from .bodies import CreateTable, SeatSpec
 from .guard import Buckets
-from .protocol import CreateTable, SeatSpec
 from .state import Table
 from .storage import Base, Store
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ..engine import Action, RuleSet
+from .bodies import CreateTable
 from .bot_moves import BotMoves
 from .botspecs import BOT_LEVELS, MAX_BOT_SECONDS, bot_for, check_bot_spec
 from .broadcast import Broadcaster
@@ -29,7 +30,6 @@ from .lobby import BOT_NAMES, RATED_RULES, RULESETS, Lobby
 from .moves import Moves
 from .notify import Notifier, SmtpSettings
 from .profiles import Profiles
-from .protocol import CreateTable
 from .ratings import Ratings, decided
 from .registry import Registry
 from .seating import Seating
