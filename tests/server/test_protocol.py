@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 
 from civlite.bots import decide, make_bot
+from civlite.server.bodies import CreateTable, SeatSpec
 from civlite.server.protocol import (
     ActionMsg,
-    CreateTable,
     Hello,
     ProtocolError,
-    SeatSpec,
     TableSummary,
     parse_client,
     server_message,
