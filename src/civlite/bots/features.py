@@ -36,7 +36,7 @@ SUITS: Final = "CLWAMBDX"
 def _spec() -> tuple[tuple[str, int, str], ...]:
     rows: list[tuple[str, int, str]] = [
         ("hand", 8, "own hand, cards of each suit (suits C L W A M B D X)"),
-        ("ct", 1, "own Culture Tokens"),
+        ("ct", 1, "own Civ Tokens"),
         ("hand_size", 1, "own hand size"),
         ("to_victory", 1, "CT still needed to win (victory CT minus own CT, at least 0)"),
     ]
