@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, Protocol
 
 from rich.console import Group
 from rich.table import Table
@@ -18,8 +18,18 @@ from .review import show_review
 from .session import Session
 from .widgets import cards_text, seat_ct
 
-if TYPE_CHECKING:
-    from .table import TableScreen
+
+class TableScreen(Protocol):
+    """What the results read of the table they close over (the table screen)."""
+
+    session: Session
+    viewer: int | None
+
+    def action_discard_pile(self) -> None: ...
+
+    def action_save(self) -> None: ...
+
+    def action_new_game(self) -> None: ...
 
 
 def results_renderable(session: Session, reader: int | None = None) -> Group:
