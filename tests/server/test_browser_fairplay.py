@@ -140,10 +140,8 @@ def test_a_practice_table_made_from_the_lobby_shows_its_mark_and_seed(browser: A
         page.check("#rated")
         assert page.is_disabled("#practice") and page.is_disabled("#victory")
         page.wait_for_selector("[data-testid=rated-note]")
-        page.select_option("#rules", "default")  # not the server's rated rule set: refused, and said so
-        page.click("[data-testid=create-table]")
-        page.wait_for_selector("[data-testid=create-error]:has-text('rated')")
-        page.select_option("#rules", "rated5")
+        # the server names its rated rule set (/api/meta): the lobby locks the rules to it
+        assert page.is_disabled("#rules") and page.input_value("#rules") == "rated5"
         assert page.input_value("#victory") == "5"
         page.click("[data-testid=create-table]")
         page.wait_for_selector("[data-testid=created]")
