@@ -175,17 +175,27 @@ async def with_profiles(social: SocialStore, spec: CreateTable, seats: list[dict
     await fair_company(social, ids, spec.rated)
 
 
+def company_refusal(social: SocialStore, ids: Sequence[str], rated: bool) -> ProtocolError | None:
+    """Why these profiles may not sit at one table (blocking: run in a thread, or inside a
+    seat change's transaction), or None: one of them blocked another, or, at a rated table,
+    two of them have played :data:`PAIR_GAMES` rated games together lately."""
+    if len(set(ids)) < 2:
+        return None
+    if social.blocked_among(ids):
+        return ProtocolError("blocked", "a player at this table has blocked another of its players: they are never "
+                             "seated together")
+    if rated and social.pair_games(ids) >= PAIR_GAMES:
+        return ProtocolError("rated_pair_limit", f"two of these players have played {PAIR_GAMES} rated games "
+                             f"together in the last {PAIR_WINDOW_DAYS} days, as many as count: play unrated, or "
+                             "rated with others")
+    return None
+
+
 async def fair_company(social: SocialStore, ids: Sequence[str], rated: bool) -> None:
-    """Refuse to seat together profiles of which one blocked another, and, at a rated table,
-    profiles that have played :data:`PAIR_GAMES` rated games together lately."""
-    if len(ids) < 2:
-        return
-    if await asyncio.to_thread(social.blocked_among, ids):
-        raise ProtocolError("blocked", "a player at this table has blocked another of its players: they are never "
-                            "seated together")
-    if rated and await asyncio.to_thread(social.pair_games, ids) >= PAIR_GAMES:
-        raise ProtocolError("rated_pair_limit", f"two of these players have played {PAIR_GAMES} rated games together "
-                            f"in the last {PAIR_WINDOW_DAYS} days, as many as count: play unrated, or rated with others")
+    """Raise :func:`company_refusal`'s refusal, if any."""
+    refused = await asyncio.to_thread(company_refusal, social, ids, rated)
+    if refused is not None:
+        raise refused
 
 
 class Lobby:

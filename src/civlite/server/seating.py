@@ -9,12 +9,12 @@ import logging
 from collections.abc import Callable
 
 from .botspecs import check_bot_spec
-from .lobby import BOT_NAMES, new_token
+from .lobby import BOT_NAMES, company_refusal, new_token
 from .names import safe_name
 from .protocol import ProtocolError
 from .ratings import RATED_LEVELS
 from .registry import Registry
-from .social_store import PAIR_GAMES, PAIR_WINDOW_DAYS, SocialStore
+from .social_store import SocialStore
 from .state import Table, token_digest
 from .storage import Store, TableChange
 from .turns import Turns
@@ -76,7 +76,6 @@ class Seating:
         if profile is None and given and await asyncio.to_thread(self.social.handle_taken, given):
             raise ProtocolError("name_taken", f"{given!r} is a player's handle: take the seat with that profile, or "
                                 "choose another name")
-        blocked = await asyncio.to_thread(self.social.blocks, profile.id) if profile is not None else []
         token = new_token()
         chosen: list[int] = []
         refusal: list[ProtocolError] = []
@@ -94,14 +93,9 @@ class Seating:
                 if profile.id in others:
                     refusal.append(ProtocolError("already_seated", "your profile holds a seat at this table already"))
                     return False
-                if any(o in blocked for o in others) or self.social.blocked_among([profile.id, *others]):
-                    refusal.append(ProtocolError("blocked", "you and a player at this table are blocked from each "
-                                                 "other: choose another table"))
-                    return False
-                if t.info.rated and others and self.social.pair_games([profile.id, *others]) >= PAIR_GAMES:
-                    refusal.append(ProtocolError("rated_pair_limit", f"you have played {PAIR_GAMES} rated games with "
-                                                 f"a player at this table in the last {PAIR_WINDOW_DAYS} days, as many "
-                                                 "as count: play unrated, or rated with others"))
+                refused = company_refusal(self.social, [profile.id, *others], t.info.rated)
+                if refused is not None:
+                    refusal.append(refused)
                     return False
             i = seat if seat is not None else open_[0]
             taken = {str(s.get("name")).casefold() for s in seats if s.get("kind") != "open"}

@@ -350,7 +350,7 @@ class Store:
         table). Other processes are told (NOTIFY, seq 0)."""
         with self.sessions.begin() as s:
             s.execute(update(TableRow).where(TableRow.id == table_id).values(num_actions=TableRow.num_actions))
-            row = s.execute(select(TableRow).where(TableRow.id == table_id).with_for_update()).scalar_one_or_none()
+            row = s.execute(select(TableRow).where(TableRow.id == table_id)).scalar_one_or_none()  # locked above
             if row is None:
                 return None
             c = TableChange([dict(x) for x in row.seats], row.status, dict(row.options or {}))
