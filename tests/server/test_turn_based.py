@@ -265,6 +265,59 @@ def test_a_seat_that_keeps_timing_out_leaves(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+def test_timeouts_in_a_row_survive_a_restart(tmp_path: Path) -> None:
+    """The run of clock moves a seat has had since its player last moved is rebuilt from the
+    stored moves: a restart (or another process taking the table over) does not forgive it."""
+    from civlite.server.bodies import CreateTable
+    from civlite.server.storage import Store
+    from civlite.server.tables import Manager
+    from civlite.server.turnbased import TIMEOUTS_LEFT
+
+    url = f"sqlite:///{tmp_path / 'tb.db'}"
+
+    async def play_until(m: Manager, table: str, away: int, clock_moves: int) -> None:
+        """Moves for both seats: the away seat's by its clock, the other's by its player."""
+        t = await m.get(table)
+        assert t is not None
+        while sum(1 for a in await asyncio.to_thread(m.store.load_actions, table)
+                  if a.seat == away and a.by == "clock") < clock_moves:
+            pending = t.game.pending
+            assert pending is not None and not t.game.is_over
+            by = "clock" if pending.player == away else "human"
+            assert await m.moves.submit(t, pending.player, t.game.legal_actions()[0], client_id=None, by=by) is not None
+
+    async def run() -> None:
+        store = Store(url)
+        m = Manager(store, bot_delay=0.0, bot_processes=0)
+        await m.start()
+        info, _tokens = await m.create_table(CreateTable.model_validate(
+            {"seats": [{"name": "Away"}, {"name": "Here"}], "clock_days": 1}))
+        # the player of seat 0 moves once, then is away for TIMEOUTS_LEFT - 1 of its decisions
+        t = await m.get(info.id)
+        assert t is not None
+        while t.game.pending is not None and t.game.pending.player != 0:
+            await m.moves.submit(t, 1, t.game.legal_actions()[0], client_id=None, by="human")
+        await m.moves.submit(t, 0, t.game.legal_actions()[0], client_id=None, by="human")
+        await play_until(m, info.id, 0, TIMEOUTS_LEFT - 1)
+        await m.stop()
+        store.close()
+
+        store = Store(url)  # a restart: the table is rebuilt from storage
+        m = Manager(store, bot_delay=0.0, bot_processes=0)
+        await m.start()
+        try:
+            t = await m.get(info.id)
+            assert t is not None and t.missed.get(0) == TIMEOUTS_LEFT - 1
+            await play_until(m, info.id, 0, TIMEOUTS_LEFT)
+            await m.turn_based.timed_out(t, 0)  # what the clock calls after each of its moves
+            assert t.info.seats[0].get("left") and t.info.seats[0]["kind"] == "bot", t.info.seats
+        finally:
+            await m.stop()
+            store.close()
+
+    asyncio.run(run())
+
+
 def test_no_vote_ends_a_turn_based_game_while_the_clock_runs(tmp_path: Path) -> None:
     """The vote to end a stalled game opens after the table's stall time; at a turn-based
     table a player may take the clock's days, so there it opens only when they have passed.

@@ -132,6 +132,13 @@ class Registry:
         # a seat whose player has moved has come (after a restart its clock goes on; a seat whose
         # player never came keeps waiting for them)
         t.joined = {a.seat for a in acts if a.by == "human"}
+        # clock moves made in a row for a seat since its player last moved: they count towards a
+        # turn-based seat's leaving (TIMEOUTS_LEFT) across restarts and processes as in memory
+        for a in acts:
+            if a.by == "clock":
+                t.missed[a.seat] = t.missed.get(a.seat, 0) + 1
+            elif a.by == "human":
+                t.missed.pop(a.seat, None)
         t.acted = info.last_active.timestamp()  # when a player last acted (a stall is measured from it)
         for i, s in enumerate(info.seats):
             if s.get("kind") == "bot":
