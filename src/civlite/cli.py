@@ -76,7 +76,7 @@ def load_rules(path: Optional[Path]):  # type: ignore[no-untyped-def]
     if path is None:
         return RuleSet.default()
     try:
-        return RuleSet.from_toml(path)
+        return RuleSet.load(path)
     except RuleSetError as e:
         raise _fail(_suggest(str(e))) from None
 
@@ -116,7 +116,7 @@ def scenario(file: Annotated[Path, typer.Argument(help="scenario file (JSON: rul
 def demo(
     players: Annotated[int, typer.Option("--players", "-p", help="number of players (2-8)")] = 2,
     seed: Annotated[int, typer.Option(help="random seed of the game (the deal Game(players, seed=S) deals)")] = 1,
-    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file, or a built-in rule set: default, balanced")] = None,
     bots: Annotated[str, typer.Option(help="comma-separated bot specs, one per seat or one for all")] = "random",
 ) -> None:
     """Play one seeded game between bots and print the dealt hands, then the game turn by turn, citing the rules."""
@@ -178,7 +178,7 @@ def _policies(spec: str, players: int, seed: int):  # type: ignore[no-untyped-de
 
 @app.command()
 def rules(
-    file: Annotated[Optional[Path], typer.Argument(help="rule-set TOML to check and print")] = None,
+    file: Annotated[Optional[Path], typer.Argument(help="rule-set TOML (or a built-in rule set: default, balanced) to check and print")] = None,
 ) -> None:
     """Print a rule set (the default, or FILE after checking it) as editable TOML; warn (on stderr)
     about designs that cannot work."""
@@ -196,7 +196,7 @@ def play(
         "--seats", "-s",
         help="comma-separated seats, each 'human', 'human:NAME', a name, or a bot spec (random, heuristic, "
              "ismcts, ismcts:seconds=1); given: the game starts at once, else a set-up screen opens")] = None,
-    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file, or a built-in rule set: default, balanced")] = None,
     seed: Annotated[Optional[int], typer.Option(help="random seed of the game")] = None,
     resume: Annotated[Optional[Path], typer.Option(help="a saved game (record file) to play on")] = None,
     cont: Annotated[bool, typer.Option("--continue", "-c",
@@ -370,7 +370,7 @@ def sim(
     players: Annotated[int, typer.Option("--players", "-p", help="players per game")] = 2,
     games: Annotated[int, typer.Option("--games", "-n", help="number of games")] = 1000,
     seed: Annotated[int, typer.Option(help="seed of the run (game i is seeded from (seed, i))")] = 1,
-    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file, or a built-in rule set: default, balanced")] = None,
     workers: Annotated[Optional[int], typer.Option(help="worker processes (default: all cores)")] = None,
     backend: Annotated[str, typer.Option(help="local (multiprocessing) or ray")] = "local",
     ray_address: Annotated[Optional[str], typer.Option(help="address of a Ray cluster (default: a local ray.init)")] = None,
@@ -419,7 +419,7 @@ def dataset(
     players: Annotated[int, typer.Option("--players", "-p", help="players per game")] = 2,
     bot: Annotated[str, typer.Option(help="the bot of every seat (default: hard, the best fast bot)")] = "hard",
     seed: Annotated[int, typer.Option(help="seed of the run (game i is seeded from (seed, i))")] = 1,
-    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file, or a built-in rule set: default, balanced")] = None,
     workers: Annotated[Optional[int], typer.Option(help="worker processes (default: all cores)")] = None,
     force: Annotated[bool, typer.Option(help="overwrite a data set already in --out")] = False,
 ) -> None:
@@ -467,7 +467,7 @@ def balance(
     resume: Annotated[bool, typer.Option(help="keep the games --out already holds; play only the rest")] = False,
     games: Annotated[int, typer.Option("--games", "-n", help="self-play games per skill level")] = 2000,
     seed: Annotated[int, typer.Option(help="seed: every level plays the same deals")] = 1,
-    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="rule-set TOML file, or a built-in rule set: default, balanced")] = None,
     mixed: Annotated[bool, typer.Option("--mixed/--no-mixed", help="also play each later level in one seat against an earlier one in the others")] = True,
     mixed_games: Annotated[Optional[int], typer.Option(help="games per mixed table (default: --games)")] = None,
     workers: Annotated[Optional[int], typer.Option(help="worker processes (default: all cores)")] = None,
@@ -486,7 +486,7 @@ def balance(
 
 @app.command()
 def cards(
-    file: Annotated[Optional[Path], typer.Argument(help="rule-set TOML (default: the standard rules)")] = None,
+    file: Annotated[Optional[Path], typer.Argument(help="rule-set TOML, or a built-in rule set: default, balanced (default: the standard rules)")] = None,
     out: Annotated[Path, typer.Option(help="the PDF to write")] = Path("deck.pdf"),
     paper: Annotated[str, typer.Option(help="a4 or letter")] = "a4",
 ) -> None:
@@ -504,7 +504,7 @@ def sweep(
     players: Annotated[int, typer.Option("--players", "-p")] = 2,
     games: Annotated[int, typer.Option("--games", "-n", help="games per value")] = 500,
     seed: Annotated[int, typer.Option()] = 1,
-    rules: Annotated[Optional[Path], typer.Option(help="base rule-set TOML file")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="base rule-set TOML file, or a built-in rule set: default, balanced")] = None,
     workers: Annotated[Optional[int], typer.Option()] = None,
     backend: Annotated[str, typer.Option()] = "local",
     out: Annotated[Path, typer.Option(help="output directory (one run per value + sweep.html)")] = Path("sweep-out"),
@@ -525,7 +525,7 @@ def ablate(
     players: Annotated[int, typer.Option("--players", "-p")] = 2,
     games: Annotated[int, typer.Option("--games", "-n", help="games per rule set")] = 500,
     seed: Annotated[int, typer.Option()] = 1,
-    rules: Annotated[Optional[Path], typer.Option(help="base rule-set TOML file")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="base rule-set TOML file, or a built-in rule set: default, balanced")] = None,
     mode: Annotated[str, typer.Option(help="off: remove each ability in turn; dearer: one card more; strength: "
                                            "one seat alone may use it, then alone may not")] = "off",
     correction: Annotated[str, typer.Option(help="correction over the abilities: holm or fdr_bh")] = "holm",

@@ -129,3 +129,25 @@ def test_design_warnings_per_player_count() -> None:
     assert RuleSet.from_dict({"advanced": {"W": {"cards": 10}}, "first_rise_draw": [3]}).design_warnings(2) == (
         "advanced.W (Golden Age) costs 10 cards, more than hand_limit 7: only a hand that has just drawn above "
         "the limit can pay for it",)
+
+
+def test_builtin_rule_sets_by_name(tmp_path: Path) -> None:
+    """The rule sets that come with civlite load by name; a file of that name wins over the name."""
+    from civlite.engine import BUILTIN_RULES
+
+    assert BUILTIN_RULES == ("default", "balanced")
+    assert RuleSet.named("default") is RuleSet.default() and RuleSet.load("default") is RuleSet.default()
+    b = RuleSet.named("balanced")
+    assert b.name == "balanced" and RuleSet.load("balanced") == b
+    # the designer's game but for the per-seat compensation, seat 0 first in turn order
+    assert b.with_changes(name="default", start_hand_bonus=[], first_rise_draw=[]) == RuleSet.default()
+    assert [b.per_seat("start_hand_bonus", n) for n in (2, 3, 4, 6)] == [
+        (-1, 0), (-1, 0, 0), (-1, 0, 0, 0), (-1, 0, 0, 0, 0, 0)]
+    assert [b.per_seat("first_rise_draw", n) for n in (2, 3, 4, 6)] == [
+        (2, 3), (2, 3, 3), (2, 2, 3, 4), (2, 2, 3, 3, 4, 4)]
+    g = Game(4, seed=3, rules=b)
+    assert [len(h) for h in g.hands] == [4 + 2, 5, 5, 5]  # seat 0 dealt one fewer, then its first Rise of 2
+    with pytest.raises(RuleSetError, match=r"no rule set named 'fair'.*default, balanced"):
+        RuleSet.named("fair")
+    (tmp_path / "balanced").write_text('name = "mine"\nvictory_ct = 9\n')
+    assert RuleSet.load(tmp_path / "balanced").name == "mine"

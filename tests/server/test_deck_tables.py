@@ -28,7 +28,7 @@ def test_a_table_on_an_operators_deck_plays_to_the_end(tmp_path: Path) -> None:
                    args=["--rules", str(f), "--tables-per-minute", "0"]).start()
     try:
         meta = httpx.get(s.url + "/api/meta").json()
-        assert set(meta["rulesets"]) == {"default", "quick", "large-deck"}
+        assert set(meta["rulesets"]) == {"default", "quick", "balanced", "large-deck"}
         assert meta["rulesets"]["large-deck"]["deck"] == [16, 16, 16, 16, 20, 16, 12, 12]
         suits = {c["name"]: c["suit"] for c in meta["cards"]}
         assert suits["Military 20"] == 4 and suits["Boon 12"] == 7

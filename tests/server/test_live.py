@@ -20,7 +20,7 @@ from .conftest import Client, ServerProc, simple_action, token_of
 
 def test_rest_lobby(server: ServerProc) -> None:
     meta = httpx.get(server.url + "/api/meta").json()
-    assert meta["protocol"] == 1 and set(meta["rulesets"]) >= {"default", "quick"}
+    assert meta["protocol"] == 1 and set(meta["rulesets"]) >= {"default", "quick", "balanced"}
     # every card a deck may hold: the 112 of R1.1 first, then the extras a [deck] may add (R10)
     assert len(meta["cards"]) == 256 and [c["name"] for c in meta["cards"][:2]] == ["Sumerians", "Egyptians"]
     assert meta["rulesets"]["default"]["deck"] == [16, 16, 16, 16, 16, 16, 8, 8]

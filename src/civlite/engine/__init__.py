@@ -40,7 +40,7 @@ from .numeric import ObservationStore, mask_batch, numeric_batch, numeric_observ
 from .outcome import Outcome, Termination
 from .positions import PositionError
 from .record import GameRecord, RecordError
-from .rules import EFFECT_OPS, Ability, Effect, RuleSet, RuleSetError
+from .rules import BUILTIN_RULES, EFFECT_OPS, Ability, Effect, RuleSet, RuleSetError
 from .view import Decision, PlayerView, View
 
 #: whether the engine's hot modules run compiled (mypyc) in this process
@@ -50,6 +50,7 @@ __all__ = [
     "ADVANCED_BASE",
     "ALL_CARDS",
     "BASIC_BASE",
+    "BUILTIN_RULES",
     "CARDS",
     "COMPILED",
     "DISCARD_BASE",

@@ -139,6 +139,41 @@ class RuleSet:
         return _DEFAULT
 
     @classmethod
+    def named(cls, name: str) -> RuleSet:
+        """A rule set that comes with civlite (:data:`BUILTIN_RULES`): ``"default"``, the
+        designer's game, or ``"balanced"``, the same game with every seat's chance fair at 2,
+        3, 4 and 6 players (``civlite/engine/rulesets/balanced.toml``).
+
+        >>> RuleSet.named("balanced").per_seat("first_rise_draw", 4)
+        (2, 2, 3, 4)
+        """
+        if name == "default":
+            return _DEFAULT
+        if name not in BUILTIN_RULES:
+            raise RuleSetError(f"no rule set named {name!r} comes with civlite; they are: {', '.join(BUILTIN_RULES)}")
+        from importlib.resources import files
+
+        data = tomllib.loads(files("civlite.engine").joinpath("rulesets", f"{name}.toml").read_text(encoding="utf-8"))
+        return cls.from_dict(data, where=f"{name}.toml")
+
+    @classmethod
+    def load(cls, spec: str | Path) -> RuleSet:
+        """A rule-set file, or the name of one that comes with civlite (:meth:`named`) where no
+        file of that name exists: what every ``--rules`` option takes."""
+        p = Path(spec)
+        if not p.exists():
+            if str(spec) in BUILTIN_RULES:
+                return cls.named(str(spec))
+            if p.suffix == "" and len(p.parts) == 1:  # a name, not a path: say which names there are
+                import difflib
+
+                near = difflib.get_close_matches(str(spec), BUILTIN_RULES, n=1)
+                raise RuleSetError(f"no rule-set file {str(spec)!r}, and no built-in rule set of that name"
+                                   + (f" (did you mean {near[0]!r}?)" if near else "")
+                                   + f"; the built-in ones are: {', '.join(BUILTIN_RULES)}")
+        return cls.from_toml(p)
+
+    @classmethod
     def from_toml(cls, path: str | Path) -> RuleSet:
         """Load a rule-set file: only the keys it gives differ from the default."""
         p = Path(path)
@@ -450,3 +485,5 @@ class RuleSet:
 
 
 _DEFAULT = RuleSet()
+#: the rule sets that come with civlite, by name (:meth:`RuleSet.named`)
+BUILTIN_RULES = ("default", "balanced")

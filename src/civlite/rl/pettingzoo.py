@@ -62,7 +62,7 @@ def _rules(rules: RuleSet | str | None) -> RuleSet:
         return RuleSet.default()
     if isinstance(rules, RuleSet):
         return rules
-    return RuleSet.from_toml(rules)
+    return RuleSet.load(rules)
 
 
 def next_seed(rng: random.Random) -> int:

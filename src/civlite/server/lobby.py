@@ -28,6 +28,7 @@ log = logging.getLogger("civlite.server")
 RULESETS: dict[str, RuleSet] = {
     "default": RuleSet.default(),
     "quick": RuleSet.default().with_changes(name="quick", victory_ct=10),
+    "balanced": RuleSet.named("balanced"),
 }
 #: default names of bot seats, distinct at a table (a name a player gave is skipped)
 BOT_NAMES = ("Nefertiti", "Ashoka", "Pericles", "Cyrus", "Boudica", "Zenobia", "Sargon", "Tomyris")  # no card names

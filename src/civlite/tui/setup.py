@@ -155,7 +155,7 @@ class SetupScreen(Screen[None]):
         rules = RuleSet.default()
         if rules_path:
             try:
-                rules = RuleSet.from_toml(rules_path)
+                rules = RuleSet.load(rules_path)
             except RuleSetError as e:
                 self.error(str(e))
                 return

@@ -68,7 +68,7 @@ _IMPLICIT = {
 
 def _rules_from_params(params: dict[str, Any]) -> RuleSet:
     path = str(params.get("rules", "") or "")
-    rules = RuleSet.from_toml(path) if path else RuleSet.default()
+    rules = RuleSet.load(path) if path else RuleSet.default()
     changes = {k: int(params.get(k, 0) or 0) for k in ("victory_ct", "turn_limit")}
     for k, v in changes.items():
         if v < 0:
