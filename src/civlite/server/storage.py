@@ -258,6 +258,8 @@ class Store:
         else:
             self.engine = create_engine(self.url, pool_size=10, max_overflow=20, pool_pre_ping=True)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._commit_conn: Connection | None = None  # PostgreSQL: the group commit's own connection
+        self._commit_lock = threading.Lock()
         if migrate:
             self.migrate()
         self._stop_checkpoints = threading.Event()
@@ -305,6 +307,10 @@ class Store:
             conn.close()
 
     def close(self) -> None:
+        with self._commit_lock:
+            if self._commit_conn is not None:
+                self._commit_conn.close()
+                self._commit_conn = None
         self._stop_checkpoints.set()
         if self._checkpointer is not None:
             self._checkpointer.join(5)
@@ -544,8 +550,29 @@ class Store:
             "uo": [a.over for a in ups], "uw": [a.winner for a in ups], "uh": [a.table_id in humans for a in ups],
             "ps": [f"{a.table_id}:{a.seq}:{self.origin}" for a in ups],
         }
-        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(_PG_APPEND.bindparams(bindparam("now", type_=DateTime(timezone=True))), params)
+        stmt = _PG_APPEND.bindparams(bindparam("now", type_=DateTime(timezone=True)))
+        # the group commit keeps a connection of its own: a connection taken from the pool
+        # would first be pinged (pool_pre_ping), a second round trip for every commit; this
+        # one is dropped at its first failure, and the next commit opens a fresh one
+        with self._commit_lock:
+            conn = self._commit_conn
+            if conn is None:
+                conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+                self._commit_conn = conn
+            try:
+                conn.execute(stmt, params)
+                conn.commit()  # autocommit: ends SQLAlchemy's own transaction, no round trip
+            except IntegrityError:
+                conn.rollback()  # the statement failed alone; the connection is sound
+                raise
+            except BaseException:
+                self._commit_conn = None
+                try:
+                    conn.invalidate()
+                    conn.close()
+                except Exception:  # it is being thrown away
+                    pass
+                raise
 
     def append(self, a: Append) -> None:
         """Commit one action; raises :class:`ConflictError` when its number or client id is taken."""
