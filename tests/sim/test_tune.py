@@ -327,3 +327,15 @@ def test_sigterm_stops_a_search_and_keeps_what_it_measured(tmp_path: Path, monke
     assert res["interrupted"] and res["best"] == [] and (tmp_path / "out" / "tune.md").exists()
     assert [t["state"] for t in res["trials"]] == ["interrupted"]
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_search_may_start_from_a_built_in_rule_set(tmp_path: Path) -> None:
+    """``tune.rules`` names a file beside the search's file, or a built-in rule set."""
+    param = [{"path": "victory_ct", "choices": [15, 20]}]
+    built_in = space_from_dict({"tune": {"rules": "balanced"}, "param": param}, base_dir=tmp_path)
+    assert built_in.rules == RuleSet.named("balanced")
+    (tmp_path / "mine.toml").write_text('name = "mine"\nvictory_ct = 12\n')
+    beside = space_from_dict({"tune": {"rules": "mine.toml"}, "param": param}, base_dir=tmp_path)
+    assert beside.rules.name == "mine" and beside.rules.victory_ct == 12
+    with pytest.raises(TuneError, match=r"tune.rules: no rule-set file 'balancd'.*did you mean 'balanced'"):
+        space_from_dict({"tune": {"rules": "balancd"}, "param": param}, base_dir=tmp_path)

@@ -157,10 +157,10 @@ def space_from_dict(data: dict[str, Any], base_dir: Path | None = None, override
     rules = RuleSet.default()
     if "rules" in t:
         rp = Path(t["rules"])
-        if base_dir is not None and not rp.is_absolute():
-            rp = base_dir / rp
+        if base_dir is not None and not rp.is_absolute() and (base_dir / rp).exists():
+            rp = base_dir / rp  # a file beside the search's file; otherwise a built-in name (or the path as given)
         try:
-            rules = RuleSet.from_toml(rp)
+            rules = RuleSet.load(rp)
         except RuleSetError as e:
             raise TuneError(f"{where}: tune.rules: {e}") from None
     bots = _lineup(t.get("bots", [DEFAULT_BOT]), f"{where}: tune.bots")
