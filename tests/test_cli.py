@@ -91,7 +91,7 @@ def test_rules_prints_editable_toml(tmp_path: Path) -> None:
 def test_rules_takes_a_built_in_rule_set_by_name() -> None:
     run = civlite("rules", "balanced")
     assert run.returncode == 0 and 'name = "balanced"' in run.stdout
-    assert "first_rise_draw = { default = [2, 3], 4 = [2, 2, 3, 4], 6 = [2, 2, 3, 3, 4, 4] }" in run.stdout
+    assert "first_rise_draw = { default = [2, 3], 4 = [2, 2, 3, 4], 5 = [2, 2, 3, 3, 4], 6 = [2, 2, 3, 3, 4, 4] }" in run.stdout
     bad = civlite("rules", "balancd")
     assert bad.returncode == 2 and "did you mean 'balanced'?" in bad.stderr and "Traceback" not in bad.stderr
 

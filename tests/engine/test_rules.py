@@ -143,8 +143,8 @@ def test_builtin_rule_sets_by_name(tmp_path: Path) -> None:
     assert b.with_changes(name="default", start_hand_bonus=[], first_rise_draw=[]) == RuleSet.default()
     assert [b.per_seat("start_hand_bonus", n) for n in (2, 3, 4, 6)] == [
         (-1, 0), (-1, 0, 0), (-1, 0, 0, 0), (-1, 0, 0, 0, 0, 0)]
-    assert [b.per_seat("first_rise_draw", n) for n in (2, 3, 4, 6)] == [
-        (2, 3), (2, 3, 3), (2, 2, 3, 4), (2, 2, 3, 3, 4, 4)]
+    assert [b.per_seat("first_rise_draw", n) for n in (2, 3, 4, 5, 6)] == [
+        (2, 3), (2, 3, 3), (2, 2, 3, 4), (2, 2, 3, 3, 4), (2, 2, 3, 3, 4, 4)]
     g = Game(4, seed=3, rules=b)
     assert [len(h) for h in g.hands] == [4 + 2, 5, 5, 5]  # seat 0 dealt one fewer, then its first Rise of 2
     with pytest.raises(RuleSetError, match=r"no rule set named 'fair'.*default, balanced"):

@@ -141,8 +141,8 @@ class RuleSet:
     @classmethod
     def named(cls, name: str) -> RuleSet:
         """A rule set that comes with civlite (:data:`BUILTIN_RULES`): ``"default"``, the
-        designer's game, or ``"balanced"``, the same game with every seat's chance fair at 2,
-        3, 4 and 6 players (``civlite/engine/rulesets/balanced.toml``).
+        designer's game, or ``"balanced"``, the same game with every seat's chance fair at 2
+        to 6 players (``civlite/engine/rulesets/balanced.toml``).
 
         >>> RuleSet.named("balanced").per_seat("first_rise_draw", 4)
         (2, 2, 3, 4)
