@@ -109,7 +109,6 @@ class Run:
         self.up = asyncio.Event()
         self.done = False
         self.reconnects = 0
-        self.duplicates = 0
         self.refusals: dict[str, int] = {}  # error replies by code
 
     async def player(self, table: str, seat: int, token: str, acks: Acks, concede_at: int | None) -> None:
@@ -126,8 +125,6 @@ class Run:
                         m = json.loads(await ws.recv())
                         t = m["type"]
                         if t == "ack":
-                            if m.get("duplicate"):
-                                self.duplicates += 1
                             acks.moves[m["seq"]] = sent[m["id"]]
                             waiting = False
                         elif t == "error":

@@ -178,6 +178,16 @@ _PG_APPEND = text(
     ") SELECT pg_notify(:ch, p) FROM unnest(CAST(:ps AS text[])) AS p")
 
 
+def _tips(batch: Sequence[Append]) -> tuple[list[Append], set[str]]:
+    """Each table's last action in a batch (what its row records), and the tables where a
+    player (not a bot or a clock) moved."""
+    last: dict[str, Append] = {}
+    for a in batch:
+        if a.table_id not in last or a.seq > last[a.table_id].seq:
+            last[a.table_id] = a
+    return list(last.values()), {a.table_id for a in batch if a.by == "human"}
+
+
 @dataclass(frozen=True, slots=True)
 class StoredAction:
     seq: int
@@ -506,28 +516,21 @@ class Store:
             return int(s.execute(select(func.count()).select_from(ActionRow)
                                  .where(ActionRow.table_id == table_id)).scalar() or 0)
 
-    def _append_in(self, conn: Connection, batch: Sequence[Append]) -> None:
+    def _append_sqlite(self, batch: Sequence[Append]) -> None:
+        """SQLite: a batch's actions and its tables' counters in one transaction."""
         now = _now()
-        conn.execute(insert(ActionRow), [
-            {"table_id": a.table_id, "seq": a.seq, "seat": a.seat, "action": a.action, "client_id": a.client_id,
-             "by": a.by, "created_at": now} for a in batch])
-        last: dict[str, Append] = {}
-        humans = {a.table_id for a in batch if a.by == "human"}
-        for a in batch:
-            if a.table_id not in last or a.seq > last[a.table_id].seq:
-                last[a.table_id] = a
-        # one statement for every table of the batch (executemany: pipelined by psycopg), and one
-        # for all their notices: a round trip to PostgreSQL each, whatever the batch's size
-        conn.execute(text(
-            "UPDATE tables SET num_actions = :n, turn = coalesce(:turn, turn), active_at = coalesce(:active, active_at), "
-            "status = CASE WHEN :over THEN 'over' ELSE status END, winner = CASE WHEN :over THEN :winner ELSE winner END "
-            "WHERE id = :id").bindparams(bindparam("active", type_=DateTime(timezone=True))),
-            [{"id": a.table_id, "n": a.seq, "turn": a.turn, "over": a.over, "winner": a.winner,
-              # someone played here: the table is not abandoned
-              "active": now if a.table_id in humans else None} for a in last.values()])
-        if self.is_postgres:  # one notice per table: listeners load every action after the one they have
-            conn.execute(text("SELECT pg_notify(:ch, p) FROM unnest(CAST(:ps AS text[])) AS p"),
-                         {"ch": CHANNEL, "ps": [f"{a.table_id}:{a.seq}:{self.origin}" for a in last.values()]})
+        last, humans = _tips(batch)
+        with self.engine.begin() as conn:
+            conn.execute(insert(ActionRow), [
+                {"table_id": a.table_id, "seq": a.seq, "seat": a.seat, "action": a.action, "client_id": a.client_id,
+                 "by": a.by, "created_at": now} for a in batch])
+            conn.execute(text(
+                "UPDATE tables SET num_actions = :n, turn = coalesce(:turn, turn), active_at = coalesce(:active, active_at), "
+                "status = CASE WHEN :over THEN 'over' ELSE status END, winner = CASE WHEN :over THEN :winner ELSE winner END "
+                "WHERE id = :id").bindparams(bindparam("active", type_=DateTime(timezone=True))),
+                [{"id": a.table_id, "n": a.seq, "turn": a.turn, "over": a.over, "winner": a.winner,
+                  # someone played here: the table is not abandoned
+                  "active": now if a.table_id in humans else None} for a in last])
 
     def _append_pg(self, batch: Sequence[Append]) -> None:
         """PostgreSQL: a batch's actions, its tables' counters and its notices in one statement
@@ -536,12 +539,7 @@ class Store:
         each round trip is a wake-up of the server's backend on a busy machine: four of them
         (BEGIN with the insert, the update, the notices, COMMIT) were most of a commit's time."""
         now = _now()
-        last: dict[str, Append] = {}
-        for a in batch:
-            if a.table_id not in last or a.seq > last[a.table_id].seq:
-                last[a.table_id] = a
-        humans = {a.table_id for a in batch if a.by == "human"}
-        ups = list(last.values())
+        ups, humans = _tips(batch)
         params = {
             "now": now, "ch": CHANNEL,
             "t": [a.table_id for a in batch], "s": [a.seq for a in batch], "st": [a.seat for a in batch],
@@ -574,14 +572,17 @@ class Store:
                     pass
                 raise
 
+    def _write(self, batch: Sequence[Append]) -> None:
+        """Commit a batch, all or nothing (``IntegrityError`` on a taken number or client id)."""
+        if self.is_postgres:
+            self._append_pg(batch)
+        else:
+            self._append_sqlite(batch)
+
     def append(self, a: Append) -> None:
         """Commit one action; raises :class:`ConflictError` when its number or client id is taken."""
         try:
-            if self.is_postgres:
-                self._append_pg([a])
-                return
-            with self.engine.begin() as conn:
-                self._append_in(conn, [a])
+            self._write([a])
         except IntegrityError as e:
             raise ConflictError(f"action {a.seq} of table {a.table_id} conflicts: {e.orig}") from None
 
@@ -593,11 +594,7 @@ class Store:
         if not batch:
             return
         try:
-            if self.is_postgres:
-                self._append_pg(batch)
-                return
-            with self.engine.begin() as conn:
-                self._append_in(conn, batch)
+            self._write(batch)
             return
         except IntegrityError:
             pass
