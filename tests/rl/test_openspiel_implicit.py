@@ -178,3 +178,38 @@ def test_an_illegal_action_changes_nothing() -> None:
     with pytest.raises(Exception):  # noqa: B017  (the engine's error, through pyspiel)
         s.apply_action(illegal)
     assert _everything(s) == before
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_memory_built_when_asked_is_the_memory_kept_as_it_goes(players: int) -> None:
+    """A dealt state keeps only its actions and builds its memory by replaying its seed when
+    first asked; that memory is, at every step and for every seat, the one a state that keeps
+    its memory as it goes holds: asked at every step, now and then, after copies and pickling."""
+    from civlite.rl.openspiel.implicit import ImplicitState, _ImplicitCore
+
+    game = _load(players, turn_limit=25)
+    seeds = random.Random(players)
+    compared = 0
+    for k in range(8):
+        seed = seeds.getrandbits(62)
+        lazy = game.deal(seed)
+        eager = ImplicitState(game, _ImplicitCore(game.cfg, seed, lazy=False))
+        rng = random.Random(seed)
+        every = k % 3  # 0: ask at every step; else now and then
+        while not eager.is_terminal():
+            if every == 0 or rng.random() < 0.15:
+                if rng.random() < 0.3:  # a copy goes on in the original's place
+                    lazy = rng.choice([lazy.clone(), pickle.loads(pickle.dumps(lazy)),
+                                       game.deserialize_state(lazy.serialize())])
+                for p in range(players):
+                    assert lazy.information_state_string(p) == eager.information_state_string(p)
+                    assert np.array_equal(lazy.information_state_tensor(p), eager.information_state_tensor(p))
+                assert lazy.core.all_events() == eager.core.all_events()
+                compared += 1
+            assert lazy.legal_actions() == eager.legal_actions()
+            a = rng.choice(eager.legal_actions())
+            lazy.apply_action(a)
+            eager.apply_action(a)
+        assert lazy.is_terminal() and lazy.returns() == eager.returns()
+        assert lazy.information_state_string(0) == eager.information_state_string(0)
+    assert compared > 200

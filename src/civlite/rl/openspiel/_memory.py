@@ -132,6 +132,10 @@ class _Memory:
     def _resampled_memory(self, c: _Memory, seat: int, world: Game) -> None:
         """``c``'s memory in a world sampled for ``seat``: the events as it saw them, its own notes,
         records and digest; the other seats start with no notes, their knowledge read from the world."""
+        m = self._synced()
+        if m is not self:
+            m._resampled_memory(c, seat, world)
+            return
         n = self.cfg.n
         c.cfg = self.cfg
         c.hands0 = [self.hands0[s] if s == seat else [] for s in range(n)]
@@ -142,6 +146,10 @@ class _Memory:
         c.cursors = [(len(c.events), len(c.notes)) if s == seat else (0, 0) for s in range(n)]
         c.chains = [self.chains[s] if s == seat else (0, b"") for s in range(n)]
         c.knows = [self.knows[seat] if s == seat else world.view_counts(s)[2] for s in range(n)]
+
+    def all_events(self) -> list[Event]:
+        """Every event since the deal, unredacted (this world's truth)."""
+        return self._synced().events
 
     # -- notes ----------------------------------------------------------------------
     def observe(self, g: Game, events: list[Event]) -> None:
@@ -198,9 +206,17 @@ class _Memory:
         return False
 
     # -- records --------------------------------------------------------------------
+    def _synced(self) -> _Memory:
+        """The memory that is up to date with this state: itself here; a state that keeps its
+        memory elsewhere (the implicit game's, built when first asked) returns that."""
+        return self
+
     def seat_records(self, seat: int) -> list[tuple[float, ...]]:
         """The seat's records, oldest first: the events as it saw them and its own notes, in the
         order they happened (each encoded once per seat, when first asked)."""
+        m = self._synced()
+        if m is not self:
+            return m.seat_records(seat)
         records = self.records[seat]
         done, noted = self.cursors[seat]
         events = self.events
@@ -224,6 +240,9 @@ class _Memory:
 
     def kept(self, seat: int) -> tuple[list[tuple[float, ...]], int]:
         """The records the tensor keeps and the count of those that no longer fit."""
+        m = self._synced()
+        if m is not self:
+            return m.kept(seat)
         records = self.seat_records(seat)
         cap = self.cfg.capacity
         if len(records) <= cap:
@@ -232,6 +251,9 @@ class _Memory:
 
     def history_digest(self, seat: int) -> str:
         """A digest of the records the tensor keeps (and the dropped count), kept up to date by chaining."""
+        m = self._synced()
+        if m is not self:
+            return m.history_digest(seat)
         kept, dropped = self.kept(seat)
         if dropped:  # a window: digest it whole
             h = hashlib.blake2b(digest_size=16)

@@ -42,41 +42,87 @@ def _restore(game: str, data: str) -> ImplicitState:
 
 
 class _ImplicitCore(_Memory):
-    """What an implicit-chance state holds: the live game (never None) and its memory."""
+    """What an implicit-chance state holds: the live game (never None) and its memory.
 
-    __slots__ = ("game", "legal")
+    A state dealt from a seed keeps no memory while it plays: it records the ids of the
+    actions applied (``aids``). Its memory (the events, the seats' notes and records) is
+    built when something first asks for it, by a *shadow*: a core that keeps its memory as it
+    goes and replays the same seed and actions, which is the same game, since the game draws
+    its chance from its own seeded stream alone. From then on each new action is replayed
+    into the shadow when the memory is asked for again. Random play and RL loops that ask for
+    no information state pay nothing for it. A state whose past no seed replays (a world
+    sampled from a seat's view, a shadow itself) keeps its memory as it goes (``aids`` None).
+    """
+
+    __slots__ = ("aids", "game", "legal", "replayed", "seed", "shadow")
     FIELDS = (*MEMORY_SLOTS, "game")
 
     game: Game
 
-    def __init__(self, cfg: _Config, seed: int) -> None:
+    def __init__(self, cfg: _Config, seed: int, lazy: bool = True) -> None:
         self._init_memory(cfg)
         g = Game(cfg.n, seed=seed, rules=cfg.rules)
-        self.game = g
         self.hands0 = [h[:] for h in g.hands]  # each seat's hand as dealt (seat 0's with its first Rise)
-        self.legal: tuple[int, list[int]] | None = None  # the legal ids last given, with their decision
+        if lazy:
+            # the events are the shadow's to build: the live game builds none, and goes on
+            # drawing from the dealt game's own stream (so a replay of the seed is this game)
+            g = g.clone_fast(g.rng)
+        self.game = g
+        self.legal: list[int] | None = None  # the legal ids last given (None once an action is applied)
+        self.seed: int | None = seed
+        self.aids: list[int] | None = [] if lazy else None  # the ids applied (None: memory kept as it goes)
+        self.shadow: _ImplicitCore | None = None  # the replay that holds the memory (built when asked)
+        self.replayed = 0  # how many of ``aids`` the shadow has applied
 
     def legal_ids(self) -> list[int]:
-        g = self.game
-        ids = g.legal_ids()
-        self.legal = (g.decision_number, ids)
+        ids = self.game.legal_ids()
+        self.legal = ids
         return ids[:]
 
     def apply(self, aid: int) -> None:
-        g = self.game
+        # an action among the legal ids just given (every action goes through here, which
+        # forgets them) needs no second check; any other is checked (an illegal one raises
+        # before anything changes)
         legal = self.legal
-        # an action among the legal ids just given needs no second check; any other is checked
-        # (an illegal one raises before anything changes)
-        vouched = legal is not None and legal[0] == g.decision_number and aid in legal[1]
-        events = g.apply_id(aid, check=not vouched)
         self.legal = None
+        g = self.game
+        events = g.apply_id(aid, check=legal is None or aid not in legal)
+        aids = self.aids
+        if aids is not None:
+            aids.append(aid)
+            return
         if events:
             self.events += events
         self.observe(g, events)
 
+    def _synced(self) -> _Memory:
+        aids = self.aids
+        if aids is None:
+            return self
+        shadow = self.shadow
+        if shadow is None:
+            assert self.seed is not None
+            shadow = self.shadow = _ImplicitCore(self.cfg, self.seed, lazy=False)
+            self.replayed = 0
+        if self.replayed < len(aids):
+            for aid in aids[self.replayed:]:
+                shadow.apply(aid)
+            self.replayed = len(aids)
+        return shadow
+
     def copy(self) -> _ImplicitCore:
         c = _ImplicitCore.__new__(_ImplicitCore)
-        self._copy_memory(c)
+        if self.aids is None:
+            self._copy_memory(c)
+            c.aids = None
+            c.shadow = None
+        else:
+            c._init_memory(self.cfg)
+            c.hands0 = self.hands0  # never changed in place once dealt
+            c.aids = self.aids[:]
+            c.shadow = self.shadow.copy() if self.shadow is not None else None
+        c.replayed = self.replayed
+        c.seed = self.seed
         c.game = self.game.clone()  # the random source's state too (copied when either draws)
         c.legal = None
         return c
@@ -88,11 +134,19 @@ class _ImplicitCore(_Memory):
         return self.copy()
 
     def __getstate__(self) -> dict[str, Any]:
+        if self.aids is not None:  # the seed and the actions: the memory is built again when asked
+            return {"cfg": self.cfg, "hands0": self.hands0, "game": self.game, "seed": self.seed,
+                    "aids": self.aids}
         return {k: getattr(self, k) for k in self.FIELDS}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        self._init_memory(state["cfg"])
+        self.aids = None
+        self.seed = None
         for k, v in state.items():
             setattr(self, k, v)
+        self.shadow = None
+        self.replayed = 0
         self.legal = None
 
     # -- what the observer asks (as of the explicit game's core) ----------------------
@@ -141,7 +195,9 @@ class ImplicitState(pyspiel.State):  # type: ignore[misc]
             return list(pyspiel.State.legal_actions(self, player))  # rare: pyspiel's own answer (or error)
         if g.over:
             return []
-        return c.legal_ids()
+        ids = g.legal_ids()
+        c.legal = ids
+        return ids[:]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return []
@@ -156,7 +212,7 @@ class ImplicitState(pyspiel.State):  # type: ignore[misc]
         return self.core.game.over
 
     def _apply_action(self, action: int) -> None:
-        self.core.apply(int(action))
+        self.core.apply(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         return describe_id(action)
@@ -180,6 +236,10 @@ class ImplicitState(pyspiel.State):  # type: ignore[misc]
         c._resampled_memory(core, player_id, world)
         core.game = world
         core.legal = None
+        core.seed = None  # no seed replays this world's past: it keeps its memory as it goes
+        core.aids = None
+        core.shadow = None
+        core.replayed = 0
         return ImplicitState(self.get_game(), core)
 
     def __str__(self) -> str:
