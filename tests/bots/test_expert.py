@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: every bot, at budgets small enough for a test
 ALL_BOTS = ("random", "heuristic", "ismcts:iterations=40", "policy", "expert", "expert:sample=1",
-            "champion:iterations=40", "champion:iterations=40,rollout=4", "champion:iterations=40,rollout=8,mix=1")
+            "champion:iterations=40", "champion:iterations=40,rollout=4", "champion:iterations=40,rollout=8,mix=1",
+            "champion:iterations=40,discards=heuristic")
 
 
 def advance(game: Game, steps: int, seed: int) -> None:
@@ -157,6 +158,7 @@ def test_expert_plays_legal_moves_over_thousands_of_games() -> None:
     ("champion:rollout=-1", "rollout must be a whole number of steps from 0 to 200"),
     ("champion:rollout=2.5", "rollout must be a whole number of steps from 0 to 200"),
     ("champion:mix=1.5", "mix must be a number from 0 to 1"),
+    ("champion:discards=random", "discards must be 'network' or 'heuristic', got 'random'"),
 ])
 def test_bad_specs_are_refused_by_name(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):

@@ -38,7 +38,7 @@ from ..engine import DISCARD_BASE, Game, View, sample_world
 from . import Bot, register
 from .expert import WEIGHTS, ExpertNet, load_net
 from .features import encode
-from .heuristic import Evaluator, evaluator
+from .heuristic import Evaluator, discard_on_game, evaluator
 from .ismcts import ISMCTSBot
 
 MAX_ITERATIONS = 100_000
@@ -71,7 +71,7 @@ class ChampionBot(Bot):
 
     def __init__(self, seed: int | None = None, iterations: int | None = None, seconds: float | None = None,
                  c: float = 1.5, fpu: float = 0.2, weights: str = "", rollout: int = 0,
-                 mix: float = 0.5) -> None:
+                 mix: float = 0.5, discards: str = "network") -> None:
         super().__init__(seed)
         if iterations is not None and (not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS):
             raise ValueError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations!r}")
@@ -85,6 +85,9 @@ class ChampionBot(Bot):
             raise ValueError(f"rollout must be a whole number of steps from 0 to 200, got {rollout!r}")
         if not isinstance(mix, (int, float)) or not 0 <= mix <= 1:
             raise ValueError(f"mix must be a number from 0 to 1, got {mix!r}")
+        if discards not in ("network", "heuristic"):
+            raise ValueError(f"discards must be 'network' or 'heuristic', got {discards!r}")
+        self.discards = discards
         self.c = float(c)
         self.fpu = float(fpu)
         self.rollout = rollout
@@ -93,6 +96,7 @@ class ChampionBot(Bot):
         self._roller = ISMCTSBot(depth=rollout or 1)
         self._roller.rng = self.rng
         self._ev: Evaluator | None = None
+        self._tree_ev: Evaluator | None = None  # the discards' scorer inside the tree (discards=heuristic)
         self.weights = str(weights) if weights else str(WEIGHTS)
         self.net: ExpertNet = load_net(self.weights)
         self.last_iterations = 0
@@ -114,6 +118,8 @@ class ChampionBot(Bot):
             opts.append(f"rollout={self.rollout}")
         if self.mix != 0.5:
             opts.append(f"mix={self.mix:g}")
+        if self.discards != "network":
+            opts.append(f"discards={self.discards}")
         return self.name + (":" + ",".join(opts) if opts else "")
 
     def _best(self, view: View, legal: Sequence[int]) -> int:
@@ -137,6 +143,7 @@ class ChampionBot(Bot):
         assert view.seat is not None
         rng = self.rng
         self._ev = evaluator(view.rules, view.num_players) if self.rollout else None
+        self._tree_ev = evaluator(view.rules, view.num_players) if self.discards == "heuristic" else None
         root = _Node(view.seat)  # scored by the first iteration, from the first world's view
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         limit = self.iterations
@@ -173,6 +180,7 @@ class ChampionBot(Bot):
         seat = view.seat
         rng = self.rng
         self._ev = evaluator(view.rules, view.num_players) if self.rollout else None
+        self._tree_ev = evaluator(view.rules, view.num_players) if self.discards == "heuristic" else None
         roots = [_Node(seat) for _ in options]
         totals = [0.0] * len(options)
         visits = [0] * len(options)
@@ -244,6 +252,9 @@ class ChampionBot(Bot):
                 world.apply_id(legal[0], check=False)
                 continue
             if legal[0] >= DISCARD_BASE:
+                if self._tree_ev is not None:  # the hand-written discard: no network call
+                    discard_on_game(world, legal, self._tree_ev)
+                    continue
                 if disc is None or disc_by != p:
                     disc, disc_by = self.net.logits(encode(world.view(p))), p
                 best, best_s = legal[0], -math.inf
@@ -318,4 +329,4 @@ def _result(world: Game) -> list[float]:
     return [1.0 / len(drawn) if s in drawn else 0.0 for s in range(n)]
 
 
-register("champion", ChampionBot, ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix"))
+register("champion", ChampionBot, ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards"))
