@@ -115,6 +115,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7000)
     ap.add_argument("--search", choices=("champion", "ismcts"), default="champion",
                     help="the search that peeks: champion's (network-guided) or ismcts's (heuristic rollouts)")
+    ap.add_argument("--no-control", action="store_true",
+                    help="the peeking bot alone (no honest search, no expert on the same deals)")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     peek: Peeking
@@ -124,19 +126,23 @@ def main() -> int:
         peek = PeekingISMCTS(seed=a.seed, iterations=a.iterations)
     honest = make_bot(f"{a.search}:iterations={a.iterations}", seed=a.seed)
     expert = make_bot("expert", seed=a.seed)
-    scores: dict[str, list[float]] = {f"peeking_{a.search}": [], a.search: [], "expert": []}
+    scores: dict[str, list[float]] = {f"peeking_{a.search}": []}
+    if not a.no_control:
+        scores.update({a.search: [], "expert": []})
     t0 = time.perf_counter()
     for i in range(a.games):  # interleaved: the three play the same deal, seats rotated
         seed, me = a.seed + i, i % a.players
         scores[f"peeking_{a.search}"].append(play(seed, peek, a.players, me))
-        scores[a.search].append(play(seed, honest, a.players, me))
-        scores["expert"].append(play(seed, expert, a.players, me))
+        if not a.no_control:
+            scores[a.search].append(play(seed, honest, a.players, me))
+            scores["expert"].append(play(seed, expert, a.players, me))
         if (i + 1) % 25 == 0:
             print(f"{i + 1} games: " + ", ".join(f"{k} {sum(v) / len(v):.3f}" for k, v in scores.items()),
                   flush=True)
     res = {"machine": platform.machine(), "python": platform.python_version(),
            "command": f"benchmarks/luck_ceiling.py --games {a.games} --players {a.players} "
-                      f"--iterations {a.iterations} --seed {a.seed} --search {a.search}",
+                      f"--iterations {a.iterations} --seed {a.seed} --search {a.search}"
+                      + (" --no-control" if a.no_control else ""),
            "opponent": "heuristic", "players": a.players, "fair_share": round(1 / a.players, 4), "seconds": round(time.perf_counter() - t0),
            **{k: summary(v) for k, v in scores.items()}}
     text = json.dumps(res, indent=1)
