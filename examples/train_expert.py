@@ -13,6 +13,9 @@ size-independent encoding of :mod:`civlite.bots.features`.
    ``--snapshot-every`` updates; the last ``--league`` are kept) or ``ismcts`` at a small
    budget. PPO (clipped, GAE) on the result alone: 1 for a win, a share of a draw, else 0.
 
+``--init WEIGHTS`` starts from a trained network instead (no imitation): a fine-tuning run,
+e.g. with ``--self-share 0 --past-share 0 --ismcts-share 0`` against ``heuristic`` alone.
+
 Every ``--eval-every`` updates it plays ``--eval-games`` 2-player games against
 ``heuristic`` (seats alternated, fixed seeds) and logs the score. It writes the network
 (``--out``, the format :class:`civlite.bots.expert.ExpertNet` loads) at every
@@ -56,6 +59,17 @@ class Net(nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = torch.tanh(self.l1(torch.tanh(self.l0(x))))
         return self.pi(h), self.v(h).squeeze(-1)
+
+    @classmethod
+    def from_expert(cls, exp: ExpertNet) -> Net:
+        """A network holding ``exp``'s weights (the inverse of :meth:`export`)."""
+        net = cls(exp.w0.shape[1])
+        with torch.no_grad():
+            for layer, w, b in ((net.l0, exp.w0, exp.b0), (net.l1, exp.w1, exp.b1), (net.pi, exp.wp, exp.bp),
+                                (net.v, exp.wv, exp.bv)):
+                layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+                layer.bias.copy_(torch.from_numpy(np.ascontiguousarray(b)))
+        return net
 
     def export(self, meta: dict[str, Any]) -> ExpertNet:
         def t(p: torch.Tensor) -> np.ndarray:
@@ -311,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("expert.npz"))
     ap.add_argument("--log", type=Path, default=None, help="JSON-lines log (default: OUT with .log.jsonl)")
     ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--init", type=Path, default=None,
+                    help="start from these expert weights (their hidden size; no imitation stage)")
     ap.add_argument("--sizes", default="2,3,4,5,6,7,8")
     ap.add_argument("--size-weights", default="4,2,3,1,2,1,1")
     ap.add_argument("--imitation-games", type=int, default=2000)
@@ -343,7 +359,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     gen = torch.Generator().manual_seed(args.seed)
     rng = random.Random(args.seed)
-    net = Net(args.hidden)
+    if args.init is not None:
+        net = Net.from_expert(ExpertNet.load(args.init))
+        args.hidden = net.l0.out_features
+        args.imitation_games = 0
+    else:
+        net = Net(args.hidden)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     t0 = time.perf_counter()
     log = log_path.open("w")
@@ -356,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
 
     meta: dict[str, Any] = {"trainer": "examples/train_expert.py", "seed": args.seed, "hidden": args.hidden,
                             "sizes": args.sizes}
+    if args.init is not None:
+        meta["init"] = str(args.init)
     emit({"stage": "start", "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}})
     if args.imitation_games:
         data = imitation_data(args.imitation_games, args.sizes, args.size_weights, rng)

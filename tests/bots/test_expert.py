@@ -353,3 +353,12 @@ def test_training_runs_and_writes_weights_the_bot_loads(tmp_path: Path) -> None:
     assert train([*args[:-1], str(out2)]) == 0
     a, b = ExpertNet.load(out), ExpertNet.load(out2)
     assert np.array_equal(a.w0, b.w0) and np.array_equal(a.wp, b.wp)
+    # a fine-tuning run starts from those weights (no imitation) and writes weights of their shape
+    out3 = tmp_path / "e3.npz"
+    assert train(["--init", str(out), "--seed", "4", "--updates", "1", "--steps", "256", "--parallel", "4",
+                  "--eval-every", "1", "--eval-games", "2", "--self-share", "0", "--past-share", "0",
+                  "--out", str(out3)]) == 0
+    log3 = [line for line in out3.with_suffix(".log.jsonl").read_text().splitlines() if line]
+    assert '"imitation"' not in "".join(log3) and '"stage": "done"' in log3[-1]
+    c = ExpertNet.load(out3)
+    assert c.w0.shape == a.w0.shape and not np.array_equal(c.wp, a.wp) and c.meta["init"] == str(out)
