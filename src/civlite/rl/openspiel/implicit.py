@@ -16,7 +16,10 @@ pyspiel cannot serialise a Python game of SAMPLED_STOCHASTIC chance with
 game cannot provide): so ``random_sim_test`` passes here with ``serialize=False``, and a
 state's own ``serialize()`` / ``game.deserialize_state()`` (which pickling uses) is exact.
 Information states, observations and sampled worlds are those of the
-explicit game (a sampled world draws its own future chance).
+explicit game (a sampled world draws its own future chance). A dealt state keeps no memory
+while it plays (see :class:`_ImplicitCore`): what the information states need is rebuilt
+from its seed and actions the first time one is asked for, so loops that never ask (random
+play, RL on observations) pay nothing for perfect recall.
 """
 
 from __future__ import annotations
