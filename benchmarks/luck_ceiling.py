@@ -1,9 +1,7 @@
 """How much of a game skill can win: a *peeking* search against ``heuristic``.
 
-The bots issue asks ``expert`` to beat ``heuristic`` in 90% of 2-player games (and to win
-40% of 4-player games against three). Civ Lite has
-much luck in it (the deal, every Rise draw, every random steal), so a bar like that may lie
-above what any player can reach. This benchmark bounds it from above: ``champion``'s search
+Civ Lite has much luck in it (the deal, every Rise draw, every random steal), so a win rate
+against ``heuristic`` may lie above what any player can reach. This benchmark bounds it from above: ``champion``'s search
 run on the *true* game instead of worlds sampled from its view (it sees every hand, so it
 knows what each Raid can take and what is left in the deck; only the future draws and random
 steals stay random), against ``heuristic``. No honest bot can
