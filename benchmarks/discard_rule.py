@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from network_gate import score_of
 from statsmodels.stats.proportion import proportion_confint
 
 from civlite.bots import Bot, make_bot
@@ -48,10 +49,7 @@ def match(make: Callable[[int], Bot], players: int, games: int, seed: int) -> di
             s = g.to_move
             assert s is not None
             g.apply_id((bot if s == me else other).act(g.view(s), g.legal_ids()))
-        if g.winner is not None:
-            score += g.winner == me
-        elif me in (g.drawn or ()):
-            score += 1 / len(g.drawn)
+        score += score_of(g, me)
     lo, hi = proportion_confint(round(score), games, method="wilson")
     return {"games": games, "score": round(score / games, 4), "wilson95": [round(lo, 4), round(hi, 4)]}
 

@@ -240,9 +240,6 @@ class _Memory:
 
     def kept(self, seat: int) -> tuple[list[tuple[float, ...]], int]:
         """The records the tensor keeps and the count of those that no longer fit."""
-        m = self._synced()
-        if m is not self:
-            return m.kept(seat)
         records = self.seat_records(seat)
         cap = self.cfg.capacity
         if len(records) <= cap:

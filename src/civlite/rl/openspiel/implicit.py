@@ -77,11 +77,6 @@ class _ImplicitCore(_Memory):
         self.shadow: _ImplicitCore | None = None  # the replay that holds the memory (built when asked)
         self.replayed = 0  # how many of ``aids`` the shadow has applied
 
-    def legal_ids(self) -> list[int]:
-        ids = self.game.legal_ids()
-        self.legal = ids
-        return ids[:]
-
     def apply(self, aid: int) -> None:
         # an action among the legal ids just given (every action goes through here, which
         # forgets them) needs no second check; any other is checked (an illegal one raises
