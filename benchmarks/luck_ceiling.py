@@ -2,9 +2,11 @@
 
 Civ Lite has much luck in it (the deal, every Rise draw, every random steal), so a win rate
 against ``heuristic`` may lie above what any player can reach. This benchmark bounds it from above: ``champion``'s search
-run on the *true* game instead of worlds sampled from its view (it sees every hand, so it
-knows what each Raid can take and what is left in the deck; only the future draws and random
-steals stay random), against ``heuristic``. No honest bot can
+run on the *true* game instead of worlds sampled from its view, against ``heuristic``: it
+sees every hand and, since the engine draws from the top of a deck shuffled once, the deck's
+order too (every future draw until the discard pile is reshuffled); only those reshuffles and
+random steals stay random for it. With ``--deck hidden`` each of its worlds shuffles the
+deck instead: it sees every hand but not what the deck will give. No honest bot can
 know more, so an honest bot's score against ``heuristic`` is, in practice, below the
 peeking bot's at a like budget. The honest ``champion`` at the same budget plays the same
 seeded deals alongside, as the control.
@@ -43,10 +45,19 @@ from civlite.bots.ismcts import ISMCTSBot
 from civlite.engine import Game, View
 
 
+def true_world(truth: Game, rng: random.Random, deck_seen: bool) -> Game:
+    """A copy of the true game for one iteration, its deck shuffled unless ``deck_seen``."""
+    g = truth.clone_fast(random.Random(rng.random()))
+    if not deck_seen:
+        g.rng.shuffle(g.deck)
+    return g
+
+
 class PeekingChampion(ChampionBot):
     """``champion``'s search over the true game (``truth``, set before each decision)."""
 
     truth: Game | None = None
+    deck_seen: bool = True
 
     def search(self, view: View, legal: Sequence[int]) -> int:
         assert view.seat is not None and self.truth is not None
@@ -57,7 +68,7 @@ class PeekingChampion(ChampionBot):
         try:
             for _ in range(self.iterations or 800):
                 # the real hands; the search's own source decides what is still random
-                self._iterate(root, self.truth.clone_fast(random.Random(self.rng.random())))
+                self._iterate(root, true_world(self.truth, self.rng, self.deck_seen))
         finally:
             gc.enable()
         return most_visited(root, legal)
@@ -68,10 +79,11 @@ class PeekingISMCTS(ISMCTSBot):
     (``truth``, set before each decision) instead of a world dealt from its view."""
 
     truth: Game | None = None
+    deck_seen: bool = True
 
     def _world(self, view: View) -> Game:
         assert self.truth is not None
-        return self.truth.clone_fast(random.Random(self.rng.random()))
+        return true_world(self.truth, self.rng, self.deck_seen)
 
 
 Peeking = PeekingChampion | PeekingISMCTS
@@ -115,6 +127,9 @@ def main() -> int:
                     help="the search that peeks: champion's (network-guided) or ismcts's (heuristic rollouts)")
     ap.add_argument("--no-control", action="store_true",
                     help="the peeking bot alone (no honest search, no expert on the same deals)")
+    ap.add_argument("--deck", choices=("seen", "hidden"), default="seen",
+                    help="seen: the peeking search knows the deck's order (the true game's); hidden: "
+                         "each of its worlds shuffles the deck (it sees the hands alone)")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     peek: Peeking
@@ -122,6 +137,7 @@ def main() -> int:
         peek = PeekingChampion(seed=a.seed, iterations=a.iterations)
     else:
         peek = PeekingISMCTS(seed=a.seed, iterations=a.iterations)
+    peek.deck_seen = a.deck == "seen"
     honest = make_bot(f"{a.search}:iterations={a.iterations}", seed=a.seed)
     expert = make_bot("expert", seed=a.seed)
     scores: dict[str, list[float]] = {f"peeking_{a.search}": []}
@@ -140,7 +156,8 @@ def main() -> int:
     res = {"machine": platform.machine(), "python": platform.python_version(),
            "command": f"benchmarks/luck_ceiling.py --games {a.games} --players {a.players} "
                       f"--iterations {a.iterations} --seed {a.seed} --search {a.search}"
-                      + (" --no-control" if a.no_control else ""),
+                      + (" --no-control" if a.no_control else "") + (" --deck hidden" if a.deck == "hidden" else ""),
+           "deck": a.deck,
            "opponent": "heuristic", "players": a.players, "fair_share": round(1 / a.players, 4), "seconds": round(time.perf_counter() - t0),
            **{k: summary(v) for k, v in scores.items()}}
     text = json.dumps(res, indent=1)

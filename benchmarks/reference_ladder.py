@@ -1,0 +1,243 @@
+"""The levels' ladder with its references: the strongest known play on the same Elo scale.
+
+``civlite ladder`` rates the named levels (``benchmarks/results/ladder/ladder.json``).
+This benchmark puts three references on that scale, so that a level's distance from
+the strongest play civlite knows is visible:
+
+* ``ismcts:seconds=0.5``: the honest rollout search at half a second a move;
+* ``peeking-ismcts-300`` and ``peeking-ismcts-1000``: ``ismcts``'s search run on the
+  *true* game (every hand in view; only future draws and random steals stay random) at
+  300 and 1,000 iterations a decision (``luck_ceiling.py``'s ``PeekingISMCTS``). These
+  cheat, live in the benchmarks only and are never offered to players.
+
+It plays each reference against each bot of ``--against`` (default ``hard``) at 2
+players, seats alternated, game *i* dealt from ``seed + i``, one JSON line a game under
+``OUT/games/`` (a stopped run goes on where it was). The references' earlier runs
+against ``heuristic`` (``medium``) are read from their result files (``--imports``).
+One Bradley–Terry fit (``civlite.sim.ladder.fit_ratings``, ``medium`` at 1500) then
+rates the level ladder's pairs and the references' pairs together. The 4-player table
+sets the level ladder's field (one seat against three ``medium``) beside the
+references' runs against three ``heuristic``.
+
+    nice -n 19 python benchmarks/reference_ladder.py --games 200 --seed 46000 \\
+        --out benchmarks/results/ladder-references
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from luck_ceiling import PeekingISMCTS
+from statsmodels.stats.proportion import proportion_confint
+
+from civlite.bots import Bot, make_bot, resolve_level
+from civlite.engine import Game
+from civlite.sim.ladder import PairResult, fit_ratings
+
+RESULTS = Path(__file__).resolve().parent / "results"
+REFERENCES = ("ismcts:seconds=0.5", "peeking-ismcts-300", "peeking-ismcts-1000")
+#: the references' earlier 2-player runs against heuristic (medium): (reference, file, kind)
+IMPORTS_2P = (
+    ("ismcts:seconds=0.5", "ismcts05s-vs-heuristic-2p-1000/summary.json", "sim"),
+    ("peeking-ismcts-300", "luck_ceiling_ismcts_2p_300.json", "peek"),
+    ("peeking-ismcts-1000", "luck_ceiling_ismcts_2p_1000.json", "peek"),
+)
+#: ... and at 4 players, one seat against three heuristic
+IMPORTS_4P = (
+    ("ismcts:seconds=0.5", "ismcts05s-vs-3heuristic-4p/summary.json", "sim"),
+    ("peeking-ismcts-300", "luck_ceiling_ismcts_4p_300.json", "peek"),
+    ("peeking-ismcts-1000", "luck_ceiling_ismcts_4p_1000.json", "peek"),
+)
+
+
+def reference_bot(name: str, seed: int) -> Bot:
+    """A reference by name: a peeking search, or any bot spec."""
+    if name.startswith("peeking-ismcts-"):
+        return PeekingISMCTS(seed=seed, iterations=int(name.rsplit("-", 1)[1]))
+    return make_bot(name, seed=seed)
+
+
+def play(seed: int, ref: Bot, other: Bot, me: int) -> float:
+    """One 2-player game, ``ref`` in seat ``me``; ``ref``'s score (a draw is a half)."""
+    g = Game(2, seed=seed)
+    while not g.over:
+        seat = g.to_move
+        assert seat is not None
+        legal = g.legal_ids()
+        if seat == me:
+            if isinstance(ref, PeekingISMCTS):
+                ref.truth = g
+            a = ref.act(g.view(seat), legal)
+        else:
+            a = other.act(g.view(seat), legal)
+        g.apply_id(a)
+    if g.winner is not None:
+        return 1.0 if g.winner == me else 0.0
+    drawn = g.drawn or (0, 1)
+    return 1.0 / len(drawn) if me in drawn else 0.0
+
+
+def slug(*names: str) -> str:
+    keep = "abcdefghijklmnopqrstuvwxyz0123456789.-"
+    return "--".join("".join(c if c in keep else "_" for c in s.lower()) for s in names)
+
+
+def play_pair(ref: str, against: str, games: int, seed: int, out: Path) -> PairResult:
+    """``games`` games of ``ref`` against ``against``, resumed from ``out``'s lines."""
+    path = out / "games" / f"{slug(ref, against)}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done: dict[int, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                if rec["seed"] != seed + rec["game"]:
+                    raise SystemExit(f"{path} holds games of another seed; use another --out")
+                done[rec["game"]] = rec
+    with path.open("a") as f:
+        for i in range(games):
+            if i in done:
+                continue
+            t0 = time.perf_counter()
+            s = play(seed + i, reference_bot(ref, seed + i), make_bot(against, seed=seed + i + 1), i % 2)
+            rec = {"game": i, "seed": seed + i, "seat": i % 2, "score": s,
+                   "seconds": round(time.perf_counter() - t0, 2)}
+            f.write(json.dumps(rec) + "\n")
+            f.flush()
+            done[i] = rec
+            if (i + 1) % 25 == 0:
+                n = len(done)
+                print(f"{ref} vs {against}: {sum(r['score'] for r in done.values()) / n:.3f} of {n}", flush=True)
+    recs = [done[i] for i in range(games)]
+    wins = sum(1 for r in recs if r["score"] == 1.0)
+    draws = sum(1 for r in recs if 0 < r["score"] < 1)
+    return PairResult(ref, against, games, wins, games - wins - draws, draws,
+                      round(sum(r["seconds"] for r in recs), 1))
+
+
+def imported(ref: str, file: str, kind: str) -> tuple[int, int, int]:
+    """(games, wins, draws) of ``ref`` in an earlier result file."""
+    d = json.loads((RESULTS / file).read_text())
+    if kind == "sim":
+        if d["bots"][0] != ref:
+            raise SystemExit(f"{file}: expected {ref!r} first, found {d['bots']}")
+        return d["games"], d["wins"][ref], d.get("draws", 0)
+    s = d["peeking_ismcts"]
+    if d.get("opponent") != "heuristic" or f"--iterations {ref.rsplit('-', 1)[1]} " not in d["command"]:
+        raise SystemExit(f"{file}: not {ref} against heuristic")
+    return s["games"], round(s["score"] * s["games"]), 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=46000)
+    ap.add_argument("--references", default=",".join(REFERENCES))
+    ap.add_argument("--against", default="hard", help="the level bots each reference plays (comma-separated)")
+    ap.add_argument("--ladder", type=Path, default=RESULTS / "ladder" / "ladder.json",
+                    help="the level ladder (civlite ladder's ladder.json)")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--fit-only", action="store_true", help="fit the games already played, play none")
+    a = ap.parse_args()
+    refs = [r.strip() for r in a.references.split(",") if r.strip()]
+    against = [b.strip() for b in a.against.split(",") if b.strip()]
+    a.out.mkdir(parents=True, exist_ok=True)
+    lad = json.loads(a.ladder.read_text())
+    pairs = [PairResult(p["a"], p["b"], p["games"], p["wins_a"], p["wins_b"], p["draws"], p["seconds"])
+             for p in lad["pairs"]]
+    played: list[PairResult] = []
+    for ref in refs:
+        for b in against:
+            games = a.games
+            if a.fit_only:
+                path = a.out / "games" / f"{slug(ref, b)}.jsonl"
+                games = len(path.read_text().splitlines()) if path.exists() else 0
+                if not games:
+                    continue
+            played.append(play_pair(ref, b, games, a.seed, a.out))
+    for ref, file, kind in IMPORTS_2P:
+        if ref in refs:
+            n, w, d = imported(ref, file, kind)
+            played.append(PairResult(ref, "medium", n, w, n - w - d, d, 0.0))
+    names = list(lad["bots"]) + refs
+    ratings = fit_ratings(names, pairs + played, lad["anchor"], lad["anchor_rating"], 1.0)
+    field = []
+    for r in lad["field"]["results"]:
+        field.append({"bot": r["bot"], "games": r["games"], "wins": r["wins"], "low": r["low"], "high": r["high"],
+                      "source": str(a.ladder.relative_to(RESULTS.parent.parent)) if a.ladder.is_relative_to(
+                          RESULTS.parent.parent) else str(a.ladder)})
+    for ref, file, kind in IMPORTS_4P:
+        if ref in refs:
+            n, w, _ = imported(ref, file, kind)
+            lo, hi = proportion_confint(w, n, method="wilson")
+            field.append({"bot": ref, "games": n, "wins": w, "low": lo, "high": hi,
+                          "source": f"benchmarks/results/{file}"})
+    res = {
+        "machine": platform.machine(), "python": platform.python_version(),
+        "command": f"benchmarks/reference_ladder.py --games {a.games} --seed {a.seed} "
+                   f"--references {','.join(refs)} --against {','.join(against)}",
+        "anchor": lad["anchor"], "anchor_rating": lad["anchor_rating"],
+        "references": refs, "levels": lad["bots"],
+        "ratings": [{"bot": r.bot, "elo": r.elo, "se": r.se, "low": r.low, "high": r.high, "games": r.games,
+                     "score": r.score, "reference": r.bot in refs} for r in ratings],
+        "pairs": [{"a": p.a, "b": p.b, "games": p.games, "wins_a": p.wins_a, "wins_b": p.wins_b,
+                   "draws": p.draws, "seconds": p.seconds} for p in pairs + played],
+        "field_4p": sorted(field, key=lambda f: -f["wins"] / f["games"]),
+    }
+    (a.out / "ladder.json").write_text(json.dumps(res, indent=1) + "\n")
+    (a.out / "ladder.md").write_text(markdown(res) + "\n")
+    print(markdown(res))
+    return 0
+
+
+def luce_elo(rate: float, players: int = 4, anchor: float = 1500.0) -> float:
+    """The Elo at which a seat wins ``rate`` of the games against ``players - 1`` copies of
+    the anchor under the Luce choice model (the winner drawn with chance proportional to
+    strength, strength 10^(Elo / 400)): the 4-player scale, as Bradley–Terry is at 2."""
+    rate = min(max(rate, 1e-6), 1 - 1e-6)
+    return anchor + 400 * math.log10((players - 1) * rate / (1 - rate))
+
+
+def markdown(res: dict[str, Any]) -> str:
+    refs = set(res["references"])
+
+    def label(b: str) -> str:
+        spec = resolve_level(b)
+        return f"`{b}`" + (" (reference)" if b in refs else f" (`{spec}`)" if spec != b else "")
+
+    out = ["2 players; Elo with `medium` at 1500; ± one standard error of the difference from the anchor.", "",
+           "| rank | bot | Elo | ± | 95% interval | games | score |", "|---:|---|---:|---:|---|---:|---:|"]
+    for i, r in enumerate(sorted(res["ratings"], key=lambda r: -r["elo"]), 1):
+        if r["bot"] == res["anchor"]:
+            pm, iv = "", "anchor"
+        else:
+            pm, iv = f"{r['se']:.0f}", f"{r['low']:.0f} to {r['high']:.0f}"
+        out.append(f"| {i} | {label(r['bot'])} | {r['elo']:.0f} | {pm} | {iv} | {r['games']} | {r['score']:.1%} |")
+    out += ["", "| pair | games | wins | losses | draws | score |", "|---|---:|---:|---:|---:|---:|"]
+    for p in res["pairs"]:
+        out.append(f"| `{p['a']}` vs `{p['b']}` | {p['games']} | {p['wins_a']} | {p['wins_b']} | {p['draws']} | "
+                   f"{(p['wins_a'] + p['draws'] / 2) / max(1, p['games']):.1%} |")
+    out += ["", "4 players: one seat against three `medium` (`heuristic`), seats rotated; fair share 25%; "
+            "95% Wilson intervals; Elo at 4 players by the Luce model (`medium` at 1500), its interval "
+            "from the win rate's.", "",
+            "| bot | games | wins | win rate | 95% interval | × fair share | Elo at 4 players | 95% interval |",
+            "|---|---:|---:|---:|---|---:|---:|---|"]
+    for f in res["field_4p"]:
+        rate = f["wins"] / f["games"]
+        out.append(f"| {label(f['bot'])} | {f['games']} | {f['wins']} | {rate:.1%} | "
+                   f"{f['low']:.1%} to {f['high']:.1%} | {rate * 4:.2f} | {luce_elo(rate):.0f} | "
+                   f"{luce_elo(f['low']):.0f} to {luce_elo(f['high']):.0f} |")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
