@@ -102,7 +102,7 @@ def test_markdown_names_the_levels_and_the_anchor() -> None:
     lad = run_ladder(["easy", "medium"], games=4, anchor="medium", anchor_rating=1500, reference="medium",
                      field_games=4)
     md = lad.markdown()
-    assert "`easy` (`heuristic:mistakes=0.5`)" in md and "`medium` (`heuristic`)" in md
+    assert "`easy` (`heuristic:mistakes=0.25`)" in md and "`medium` (`heuristic`)" in md
     assert "| anchor |" in md and "4 players: one seat against 3 × `medium`" in md
     doc = lad.to_json()
     assert doc["field"]["results"][0]["bot"] == "easy" and doc["anchor"] == "medium"

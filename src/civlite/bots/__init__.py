@@ -95,7 +95,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 #: the named levels a player chooses from, weakest first, and the bot spec each one plays
 LEVELS: dict[str, str] = {
-    "easy": "heuristic:mistakes=0.5",
+    "easy": "heuristic:mistakes=0.25",
     "medium": "heuristic",
     "hard": "expert",
     "champion": "champion",
@@ -104,14 +104,14 @@ LEVELS: dict[str, str] = {
 
 #: what each level is, for lobbies and set-up screens
 LEVEL_NOTES: dict[str, str] = {
-    "easy": "the medium strategy, with every other move at random",
+    "easy": "the medium strategy, with one move in four at random",
     "medium": "a hand-written strategy",
     "hard": "a learned network, instant",
     "champion": "searches with the network, about half a second a move",
 }
 #: each level's rating on the 2-player ladder (Elo with medium at 1500, 200 to 800 games a
 #: pair, about ±25; ``civlite ladder``, benchmarks/results/ladder), shown beside the level
-LEVEL_RATINGS: dict[str, int | None] = {"easy": 1014, "medium": 1500, "hard": 1705, "champion": 1757}
+LEVEL_RATINGS: dict[str, int | None] = {"easy": 1246, "medium": 1500, "hard": 1719, "champion": 1786}
 
 
 def level_label(level: str) -> str:
