@@ -89,10 +89,11 @@ class PeekingISMCTS(ISMCTSBot):
 Peeking = PeekingChampion | PeekingISMCTS
 
 
-def play(seed: int, bot: Bot, players: int, me: int) -> float:
-    """One game of ``bot`` in seat ``me`` against ``heuristic`` in every other seat."""
+def play(seed: int, bot: Bot, players: int, me: int, opponent: str = "heuristic") -> float:
+    """One game of ``bot`` in seat ``me`` against ``opponent`` in every other seat; ``bot``'s
+    score (a draw shared among the drawn seats)."""
     g = Game(players, seed=seed)
-    other = make_bot("heuristic", seed=seed + 1)
+    other = make_bot(opponent, seed=seed + 1)
     while not g.over:
         seat = g.to_move
         assert seat is not None

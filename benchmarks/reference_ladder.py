@@ -36,11 +36,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from luck_ceiling import PeekingISMCTS
+from luck_ceiling import PeekingISMCTS, play
 from statsmodels.stats.proportion import proportion_confint
 
 from civlite.bots import Bot, make_bot, resolve_level
-from civlite.engine import Game
 from civlite.sim.ladder import PairResult, fit_ratings
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -66,26 +65,6 @@ def reference_bot(name: str, seed: int) -> Bot:
     return make_bot(name, seed=seed)
 
 
-def play(seed: int, ref: Bot, other: Bot, me: int) -> float:
-    """One 2-player game, ``ref`` in seat ``me``; ``ref``'s score (a draw is a half)."""
-    g = Game(2, seed=seed)
-    while not g.over:
-        seat = g.to_move
-        assert seat is not None
-        legal = g.legal_ids()
-        if seat == me:
-            if isinstance(ref, PeekingISMCTS):
-                ref.truth = g
-            a = ref.act(g.view(seat), legal)
-        else:
-            a = other.act(g.view(seat), legal)
-        g.apply_id(a)
-    if g.winner is not None:
-        return 1.0 if g.winner == me else 0.0
-    drawn = g.drawn or (0, 1)
-    return 1.0 / len(drawn) if me in drawn else 0.0
-
-
 def slug(*names: str) -> str:
     keep = "abcdefghijklmnopqrstuvwxyz0123456789.-"
     return "--".join("".join(c if c in keep else "_" for c in s.lower()) for s in names)
@@ -108,7 +87,7 @@ def play_pair(ref: str, against: str, games: int, seed: int, out: Path) -> PairR
             if i in done:
                 continue
             t0 = time.perf_counter()
-            s = play(seed + i, reference_bot(ref, seed + i), make_bot(against, seed=seed + i + 1), i % 2)
+            s = play(seed + i, reference_bot(ref, seed + i), 2, i % 2, opponent=against)
             rec = {"game": i, "seed": seed + i, "seat": i % 2, "score": s,
                    "seconds": round(time.perf_counter() - t0, 2)}
             f.write(json.dumps(rec) + "\n")
