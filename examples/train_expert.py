@@ -164,9 +164,15 @@ class Collector:
         self.slots: list[Slot] = []
         self.games_done = 0
         self.wins_vs: dict[str, list[float]] = {}
+        # exploiters: 2-player policy networks (arg-max, so one bot each serves every game)
+        self.exploiters: list[Bot] = [make_bot(f"policy:weights={p}") for p in args.exploiters]
 
     def new_slot(self) -> Slot:
         a, rng = self.args, self.rng
+        if self.exploiters and rng.random() < a.exploiter_share:
+            game = Game(2, seed=rng.randrange(2**31))
+            me = rng.randrange(2)
+            return Slot(game, {me}, {1 - me: rng.choice(self.exploiters)})
         n = rng.choices(a.sizes, a.size_weights)[0]
         game = Game(n, seed=rng.randrange(2**31))
         if rng.random() < a.self_share:
@@ -311,12 +317,17 @@ def evaluate(exp: ExpertNet, games: int, players: int = 2, opponent: str = "heur
                 bots.append(ExpertBot(seed=i, net=exp))
             else:
                 bots.append(make_bot(opponent, seed=i * 8 + s))
-        while not g.over:
-            s = g.to_move
-            assert s is not None
-            g.apply_id(bots[s].act(g.view(s), g.legal_ids()))
+        play_out(g, bots)
         score += result(g, me)
     return score / games
+
+
+def play_out(g: Game, bots: list[Bot]) -> None:
+    """Play ``g`` to its end, each seat's move chosen by its bot."""
+    while not g.over:
+        s = g.to_move
+        assert s is not None
+        g.apply_id(bots[s].act(g.view(s), g.legal_ids()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -346,6 +357,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--past-share", type=float, default=0.35, help="opponent seats held by past versions")
     ap.add_argument("--ismcts-share", type=float, default=0.01, help="opponent seats held by ismcts")
     ap.add_argument("--ismcts-iterations", type=int, default=20)
+    ap.add_argument("--exploiters", default="",
+                    help="comma-separated 2-player policy weights (examples/train_policy.py) trained to beat "
+                         "this network: a share of the games is played against them")
+    ap.add_argument("--exploiter-share", type=float, default=0.5,
+                    help="of the games, how many are 2-player games against one of --exploiters")
     ap.add_argument("--league", type=int, default=12)
     ap.add_argument("--snapshot-every", type=int, default=5)
     ap.add_argument("--eval-every", type=int, default=10)
@@ -354,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     args.sizes = [int(s) for s in args.sizes.split(",")]
     args.size_weights = [float(w) for w in args.size_weights.split(",")]
+    args.exploiters = [p for p in args.exploiters.split(",") if p]
     log_path = args.log or args.out.with_suffix(".log.jsonl")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)

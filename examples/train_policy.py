@@ -92,8 +92,9 @@ def load_actor(model: Any, net: Network) -> None:
             m.bias.copy_(torch.as_tensor(b))
 
 
-def fit_critic(model: Any, net: Network, games: int, gamma: float, seed: int, epochs: int = 5) -> None:
-    """Fit the critic to the discounted returns of ``net`` (arg-max) against heuristic, so
+def fit_critic(model: Any, net: Network, games: int, gamma: float, seed: int, epochs: int = 5,
+               opponent: str = "heuristic") -> None:
+    """Fit the critic to the discounted returns of ``net`` (arg-max) against ``opponent``, so
     that PPO's first updates of a loaded actor have sensible advantages."""
     import torch
 
@@ -102,7 +103,7 @@ def fit_critic(model: Any, net: Network, games: int, gamma: float, seed: int, ep
     for i in range(games):
         g = Game(2, seed=seed + i)
         me = i % 2
-        bot = make_bot("heuristic", seed=seed + i)
+        bot = make_bot(opponent, seed=seed + i)
         mine: list[np.ndarray] = []
         while not g.is_over:
             seat = g.to_move
@@ -238,12 +239,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ent-coef", type=float, default=0.01)
     ap.add_argument("--eval-every", type=int, default=100_000)
     ap.add_argument("--eval-games", type=int, default=200)
+    ap.add_argument("--eval-opponent", default="heuristic",
+                    help="the bot each evaluation plays (the best network against it is kept)")
+    ap.add_argument("--eval-seed", type=int, default=10_000_000, help="the first deal of the evaluation games")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--imitate-games", type=int, default=0,
                     help="first clone the heuristic on this many of its self-play games (0: start from scratch)")
     ap.add_argument("--imitate-epochs", type=int, default=10)
     ap.add_argument("--init", default="", help="start the actor from this .npz (e.g. the shipped policy); "
-                    "the critic is first fitted on --critic-games of its games against heuristic")
+                    "the critic is first fitted on --critic-games of its games against --opponent")
     ap.add_argument("--critic-games", type=int, default=300)
     ap.add_argument("--out", default="policy.npz", help="where the best network so far is written")
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -271,18 +275,19 @@ def main(argv: list[str] | None = None) -> int:
     deadline = t0 + 60.0 * a.minutes
     best = [-1.0]
     print(f"MaskablePPO, {hidden} tanh, {a.envs} envs ({a.random_envs} vs random, the rest vs {a.opponent}); "
-          f"evaluating every {a.eval_every} steps on {a.eval_games} games vs heuristic", flush=True)
+          f"evaluating every {a.eval_every} steps on {a.eval_games} games vs {a.eval_opponent}", flush=True)
 
     def checkpoint(steps: int) -> None:
         net = export(model, 2, f"{steps} steps")
-        score = evaluate(net, a.eval_games)
+        score = evaluate(net, a.eval_games, a.eval_opponent, a.eval_seed)
         mark = ""
         if score > best[0]:
             best[0] = score
-            net.meta["eval_vs_heuristic"] = {"games": a.eval_games, "score": score, "steps": steps}
+            net.meta["eval"] = {"opponent": a.eval_opponent, "games": a.eval_games, "score": score, "steps": steps}
             net.save(a.out)
             mark = f"  -> {a.out}"
-        print(f"{steps:>9} steps {time.perf_counter() - t0:6.0f}s: score vs heuristic {score:6.1%}{mark}", flush=True)
+        print(f"{steps:>9} steps {time.perf_counter() - t0:6.0f}s: score vs {a.eval_opponent} {score:6.1%}{mark}",
+              flush=True)
 
     if a.imitate_games:
         data = imitation_data(a.imitate_games, "heuristic", a.gamma, seed=a.seed * 1_000_003 + 20_000_000)
@@ -293,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.init:
         init = Network.load(a.init)
         load_actor(model, init)
-        fit_critic(model, init, a.critic_games, a.gamma, seed=a.seed * 1_000_003 + 30_000_000)
+        fit_critic(model, init, a.critic_games, a.gamma, seed=a.seed * 1_000_003 + 30_000_000,
+                   opponent=a.opponent)
         checkpoint(0)
 
     class Budget(BaseCallback):
