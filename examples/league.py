@@ -13,9 +13,9 @@ Each round:
    2-player games against every exploiter found so far, the rest its usual league
    (self-play, past versions, ``heuristic``) at every table size.
 3. **Gate.** The candidate replaces the current network only if it scores at least
-   ``--gate`` head to head against it (``--gate-games`` 2-player deals, seats alternated),
-   does better than it against this round's exploiter, and loses at most ``--tolerance``
-   against ``heuristic`` at 2 players and at 4 (one seat against three).
+   ``--gate`` head to head against it (``--gate-games`` 2-player deals, seats alternated) and
+   is not significantly worse (by more than two standard errors) against this round's
+   exploiter nor against ``heuristic`` at 2 players and at 4 (one seat against three).
 
 After ``--rounds`` hardenings a last exploiter measures the final network. Everything is in
 ``--dir``: the networks, the exploiters, the training logs and ``state.json``; a stopped run
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,13 @@ def match(me: str, other: str, games: int, seed: int, players: int = 2) -> float
 
 
 PLAY = ""  # options of the network's bot spec in every game (--play)
+
+
+def significantly_worse(current: float, candidate: float, games: int) -> bool:
+    """Whether ``candidate`` scored below ``current`` by more than two standard errors of the
+    difference of two scores over ``games`` games each."""
+    var = sum(max(p * (1.0 - p), 0.0625 / games) for p in (current, candidate)) / games
+    return current - candidate > 2.0 * math.sqrt(var)
 
 
 def expert(path: Path | str) -> str:
@@ -162,9 +170,11 @@ class League:
         seed5 = self.seed(k, 5)
         vs_cur = 1.0 - match(policy(exploiter), expert(cur), a.measure_games, seed5)
         vs_cand = 1.0 - match(policy(exploiter), expert(cand), a.measure_games, seed5)
-        accepted = (head >= a.gate and vs_cand > vs_cur
-                    and mn["heuristic_2p"] >= mc["heuristic_2p"] - a.tolerance
-                    and mn["heuristic_4p"] >= mc["heuristic_4p"] - a.tolerance)
+        guards = {"exploiter": (vs_cur, vs_cand, a.measure_games),
+                  "heuristic_2p": (mc["heuristic_2p"], mn["heuristic_2p"], a.gate_games),
+                  "heuristic_4p": (mc["heuristic_4p"], mn["heuristic_4p"], a.gate_games4)}
+        worse = [k for k, (c, n, games) in guards.items() if significantly_worse(c, n, games)]
+        accepted = head >= a.gate and not worse
         if accepted:
             net = self.dir / f"net-{k + 1}.npz"
             shutil.copyfile(cand, net)
@@ -176,7 +186,7 @@ class League:
                    "games": a.gate_games, "vs_exploiter": {"current": vs_cur, "candidate": vs_cand},
                    "vs_heuristic_2p": {"current": mc["heuristic_2p"], "candidate": mn["heuristic_2p"]},
                    "vs_heuristic_4p": {"current": mc["heuristic_4p"], "candidate": mn["heuristic_4p"]},
-                   "accepted": accepted, "current_after": self.state["current"]})
+                   "significantly_worse": worse, "accepted": accepted, "current_after": self.state["current"]})
 
     def go(self) -> None:
         st = self.state
@@ -219,11 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--harden-eval-games", type=int, default=200, help="train_expert's evaluation games")
     ap.add_argument("--exploiter-share", type=float, default=0.5)
     ap.add_argument("--lr", type=float, default=1e-4)
-    ap.add_argument("--gate", type=float, default=0.5, help="the candidate's least head-to-head score")
+    ap.add_argument("--gate", type=float, default=0.52, help="the candidate's least head-to-head score")
     ap.add_argument("--gate-games", type=int, default=1000)
     ap.add_argument("--gate-games4", type=int, default=400)
-    ap.add_argument("--tolerance", type=float, default=0.02,
-                    help="how much the candidate may lose against heuristic (2 and 4 players)")
     ap.add_argument("--play", default="", help="options of the network's bot wherever it plays, e.g. "
                     "'sample=1,temperature=0.5' (default: its arg-max move)")
     ap.add_argument("--ship", type=Path, default=None, help="also copy each accepted network here")
