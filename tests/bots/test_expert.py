@@ -17,6 +17,7 @@ from civlite.bots import LEVELS, decide, make_bot, resolve_level  # noqa: E402
 from civlite.bots.champion import MAX_ITERATIONS, MAX_SECONDS, ChampionBot  # noqa: E402
 from civlite.bots.expert import WEIGHTS, ExpertBot, ExpertNet, load_net  # noqa: E402
 from civlite.bots.features import OPPONENTS, SIZE, SPEC, encode, offset, spec_table  # noqa: E402
+from civlite.bots.policy import WEIGHTS as POLICY_WEIGHTS  # noqa: E402
 from civlite.engine import DISCARD_BASE, NUM_ACTIONS, Game, sample_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: every bot, at budgets small enough for a test
 ALL_BOTS = ("random", "heuristic", "ismcts:iterations=40", "policy", "expert", "expert:sample=1",
             "champion:iterations=40", "champion:iterations=40,rollout=4", "champion:iterations=40,rollout=8,mix=1",
-            "champion:iterations=40,discards=heuristic")
+            "champion:iterations=40,discards=heuristic", f"champion:iterations=40,prior={POLICY_WEIGHTS}")
 
 
 def advance(game: Game, steps: int, seed: int) -> None:
@@ -159,6 +160,7 @@ def test_expert_plays_legal_moves_over_thousands_of_games() -> None:
     ("champion:rollout=2.5", "rollout must be a whole number of steps from 0 to 200"),
     ("champion:mix=1.5", "mix must be a number from 0 to 1"),
     ("champion:discards=random", "discards must be 'network' or 'heuristic', got 'random'"),
+    ("champion:prior=/nonexistent/p.npz", "policy weights not found: /nonexistent/p.npz"),
 ])
 def test_bad_specs_are_refused_by_name(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
@@ -189,6 +191,39 @@ def test_champion_plays_legal_games_and_counts_its_iterations() -> None:
             g.apply(decide(bots[seat], g))
         bot = bots[0]
         assert isinstance(bot, ChampionBot) and bot.last_iterations in (0, 30)
+
+
+def test_champions_prior_comes_from_the_policy_network_at_its_table_size() -> None:
+    """``prior=PATH``: at the network's table size (2 players) the prior is that network's
+    softmax over the legal moves; at another size, expert's."""
+    from civlite.bots.champion import _Node
+    from civlite.bots.encoding import encode_view
+    from civlite.bots.policy import features, load_network
+
+    net = load_network(str(POLICY_WEIGHTS))
+    for n in (2, 3):
+        g = Game(n, seed=5)
+        advance(g, 6, 5)
+        seat = g.to_move
+        assert seat is not None
+        legal = g.legal_ids()
+        plain, guided = (make_bot(spec, seed=0) for spec in
+                         ("champion:iterations=10", f"champion:iterations=10,prior={POLICY_WEIGHTS}"))
+        assert isinstance(plain, ChampionBot) and isinstance(guided, ChampionBot)
+        priors = []
+        for bot in (plain, guided):
+            node = _Node(seat)
+            node.mover = seat
+            bot._score(node, g, legal)
+            assert node.prior is not None and abs(sum(node.prior.values()) - 1.0) < 1e-9
+            priors.append(node.prior)
+        if n == 2:
+            logits = net.logits(features(encode_view(g.view(seat))))
+            best = max(legal, key=lambda a: float(logits[a]))
+            assert max(priors[1], key=priors[1].__getitem__) == best and priors[0] != priors[1]
+        else:
+            assert priors[0] == priors[1]
+    assert guided.spec == f"champion:iterations=10,prior={POLICY_WEIGHTS}"
 
 
 def test_champions_root_keeps_its_mean_for_first_play_urgency() -> None:

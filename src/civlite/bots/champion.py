@@ -17,7 +17,9 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
   plays D more steps in the sampled world, which is then scored as ``ismcts`` scores its
   rollouts (a finished game by its result, else each seat's CT and hand value), and the
   leaf's value is ``(1 - mix) · network + mix · rollout``. ``rollout=0`` (the default):
-  the network alone.
+  the network alone. With ``prior=PATH`` (a ``policy`` weights file, trained for one table
+  size) the prior at that table size comes from that network instead of ``expert``'s
+  policy; the value is still ``expert``'s.
 * the move is the most visited root child. Step-by-step discards are left to the network.
 
 Budget: ``iterations=N`` (default 800; deterministic for a seed) or ``seconds=S`` per
@@ -34,12 +36,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..engine import DISCARD_BASE, Game, View, sample_world
+from ..engine import DISCARD_BASE, Game, View, obs_size, sample_world
 from . import Bot, register
+from .encoding import encode_view
 from .expert import WEIGHTS, ExpertNet, load_net
 from .features import encode
 from .heuristic import Evaluator, discard_on_game, evaluator
 from .ismcts import ISMCTSBot
+from .policy import Network, load_network
+from .policy import features as policy_features
 
 MAX_ITERATIONS = 100_000
 MAX_SECONDS = 60.0
@@ -71,7 +76,7 @@ class ChampionBot(Bot):
 
     def __init__(self, seed: int | None = None, iterations: int | None = None, seconds: float | None = None,
                  c: float = 1.5, fpu: float = 0.2, weights: str = "", rollout: int = 0,
-                 mix: float = 0.5, discards: str = "network") -> None:
+                 mix: float = 0.5, discards: str = "network", prior: str = "") -> None:
         super().__init__(seed)
         if iterations is not None and (not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS):
             raise ValueError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations!r}")
@@ -99,6 +104,9 @@ class ChampionBot(Bot):
         self._tree_ev: Evaluator | None = None  # the discards' scorer inside the tree (discards=heuristic)
         self.weights = str(weights) if weights else str(WEIGHTS)
         self.net: ExpertNet = load_net(self.weights)
+        self.prior = str(prior)
+        self.prior_net: Network | None = load_network(self.prior) if prior else None
+        self._prior_buf = np.zeros(obs_size(self.prior_net.players), np.float32) if self.prior_net else None
         self.last_iterations = 0
 
     @property
@@ -120,6 +128,8 @@ class ChampionBot(Bot):
             opts.append(f"mix={self.mix:g}")
         if self.discards != "network":
             opts.append(f"discards={self.discards}")
+        if self.prior:
+            opts.append(f"prior={self.prior}")
         return self.name + (":" + ",".join(opts) if opts else "")
 
     def _best(self, view: View, legal: Sequence[int]) -> int:
@@ -212,7 +222,12 @@ class ChampionBot(Bot):
 
     def _score(self, node: _Node, world: Game, legal: list[int]) -> float:
         """Fill ``node.prior`` from the mover's view in ``world``; the mover's value there."""
-        logits, v = self.net.forward(encode(world.view(node.mover)))
+        view = world.view(node.mover)
+        logits, v = self.net.forward(encode(view))
+        pn = self.prior_net
+        if pn is not None and pn.players == world.n:  # the prior from a network of this table size
+            assert self._prior_buf is not None
+            logits = pn.logits(policy_features(encode_view(view, out=self._prior_buf)))
         sc = [float(logits[a]) for a in legal]
         top = max(sc)
         ex = [math.exp(x - top) for x in sc]
@@ -329,4 +344,4 @@ def _result(world: Game) -> list[float]:
     return [1.0 / len(drawn) if s in drawn else 0.0 for s in range(n)]
 
 
-register("champion", ChampionBot, ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards"))
+register("champion", ChampionBot, ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards", "prior"))
