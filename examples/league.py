@@ -62,18 +62,11 @@ def match(me: str, other: str, games: int, seed: int, players: int = 2) -> float
     return total / games
 
 
-PLAY = ""  # options of the network's bot spec in every game (--play)
-
-
 def significantly_worse(current: float, candidate: float, games: int) -> bool:
     """Whether ``candidate`` scored below ``current`` by more than two standard errors of the
     difference of two scores over ``games`` games each."""
     var = sum(max(p * (1.0 - p), 0.0625 / games) for p in (current, candidate)) / games
     return current - candidate > 2.0 * math.sqrt(var)
-
-
-def expert(path: Path | str) -> str:
-    return f"expert:weights={path}" + (f",{PLAY}" if PLAY else "")
 
 
 def policy(path: Path | str) -> str:
@@ -95,6 +88,10 @@ class League:
             self.state = {"round": 0, "stage": "exploit", "current": str(first), "exploiters": [],
                           "measures": {}, "seed": args.seed}
             self.save()
+
+    def expert(self, path: Path | str) -> str:
+        """The bot spec of the network in ``path`` as it plays in every game (``--play``)."""
+        return f"expert:weights={path}" + (f",{self.a.play}" if self.a.play else "")
 
     def save(self) -> None:
         tmp = self.state_path.with_suffix(".tmp")
@@ -120,8 +117,8 @@ class League:
         cached = self.state["measures"].get(net)
         if cached is None:
             base = self.a.seed * 1_000_000 + 900_000
-            cached = {"heuristic_2p": match(expert(net), "heuristic", self.a.gate_games, base),
-                      "heuristic_4p": match(expert(net), "heuristic", self.a.gate_games4, base + 50_000, 4)}
+            cached = {"heuristic_2p": match(self.expert(net), "heuristic", self.a.gate_games, base),
+                      "heuristic_4p": match(self.expert(net), "heuristic", self.a.gate_games4, base + 50_000, 4)}
             self.state["measures"][net] = cached
             self.save()
         return dict(cached)
@@ -133,12 +130,12 @@ class League:
         t0 = time.perf_counter()
         self.run([sys.executable, str(HERE / "train_policy.py"), "--init", str(self.a.exploiter_init),
                   "--hidden", hidden,
-                  "--opponent", expert(cur), "--random-envs", "0", "--minutes", str(self.a.exploit_minutes),
-                  "--eval-opponent", expert(cur), "--eval-games", str(self.a.exploit_eval_games),
+                  "--opponent", self.expert(cur), "--random-envs", "0", "--minutes", str(self.a.exploit_minutes),
+                  "--eval-opponent", self.expert(cur), "--eval-games", str(self.a.exploit_eval_games),
                   "--eval-every", str(self.a.exploit_eval_every), "--eval-seed", str(self.seed(k, 1)),
                   *(["--timesteps", str(self.a.exploit_steps)] if self.a.exploit_steps else []),
                   "--seed", str(self.seed(k, 0)), "--out", str(out)], self.dir / f"exploiter-{k}.log")
-        exploitability = match(policy(out), expert(cur), self.a.measure_games, self.seed(k, 2))
+        exploitability = match(policy(out), self.expert(cur), self.a.measure_games, self.seed(k, 2))
         self.state["exploiters"].append(str(out))
         self.emit({"round": k, "stage": "exploit", "network": cur, "exploiter": str(out),
                    "train_s": round(time.perf_counter() - t0), "games": self.a.measure_games,
@@ -166,10 +163,10 @@ class League:
         cand = str(self.dir / f"candidate-{k}.npz")
         exploiter = self.state["exploiters"][-1]
         mc, mn = self.measures(cur), self.measures(cand)
-        head = match(expert(cand), expert(cur), a.gate_games, self.seed(k, 4))
+        head = match(self.expert(cand), self.expert(cur), a.gate_games, self.seed(k, 4))
         seed5 = self.seed(k, 5)
-        vs_cur = 1.0 - match(policy(exploiter), expert(cur), a.measure_games, seed5)
-        vs_cand = 1.0 - match(policy(exploiter), expert(cand), a.measure_games, seed5)
+        vs_cur = 1.0 - match(policy(exploiter), self.expert(cur), a.measure_games, seed5)
+        vs_cand = 1.0 - match(policy(exploiter), self.expert(cand), a.measure_games, seed5)
         guards = {"exploiter": (vs_cur, vs_cand, a.measure_games),
                   "heuristic_2p": (mc["heuristic_2p"], mn["heuristic_2p"], a.gate_games),
                   "heuristic_4p": (mc["heuristic_4p"], mn["heuristic_4p"], a.gate_games4)}
@@ -238,8 +235,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not 0 <= args.seed <= 4000:
         ap.error("--seed must be 0 to 4000 (the deals of each stage are numbered from it)")
-    global PLAY
-    PLAY = args.play
     League(args).go()
     return 0
 
