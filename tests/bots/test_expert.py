@@ -118,10 +118,45 @@ def test_expert_values_are_probabilities_and_its_move_the_best_scored() -> None:
         p = bot.win_probability(view)
         assert 0.0 <= p <= 1.0
         a = bot.act(view, legal)
-        scores = bot.net.logits(encode(view))
+        scores = bot.net_for(2).logits(encode(view))
         if len(legal) > 1:
             assert scores[a] == max(scores[b] for b in legal)
         g.apply_id(a)
+
+
+def test_the_two_player_table_plays_its_own_network_and_others_the_all_sizes_one(tmp_path: Path) -> None:
+    from civlite.bots.expert import TABLE_WEIGHTS, WEIGHTS, load_net
+
+    bot = make_bot("expert", seed=0)
+    assert isinstance(bot, ExpertBot)
+    two = load_net(str(TABLE_WEIGHTS[2]))
+    assert two.meta["players"] == 2
+    assert bot.net_for(2) is two
+    assert bot.net_for(4) is bot.net is load_net(str(WEIGHTS))
+    # at 2 players the moves follow the 2-player network; tables=0 plays the all-sizes one
+    plain = make_bot("expert:tables=0", seed=0)
+    assert isinstance(plain, ExpertBot) and plain.spec == "expert:tables=0"
+    assert plain.net_for(2) is plain.net
+    g = Game(2, seed=5)
+    differ = 0
+    while not g.over:
+        seat = g.to_move
+        assert seat is not None
+        view, legal = g.view(seat), g.legal_ids()
+        a = bot.act(view, legal)
+        if len(legal) > 1:
+            scores = two.logits(encode(view))
+            assert scores[a] == max(scores[b] for b in legal)
+            differ += a != plain.act(view, legal)
+        g.apply_id(a)
+    assert differ > 0
+    # another file named by weights= plays at every size
+    other = tmp_path / "other.npz"
+    other.write_bytes(WEIGHTS.read_bytes())
+    named = make_bot(f"expert:weights={other}", seed=0)
+    assert isinstance(named, ExpertBot) and named.net_for(2) is named.net
+    with pytest.raises(ValueError, match="tables must be 0 or 1"):
+        make_bot("expert:tables=2")
 
 
 def _play_sizes(games: int) -> int:

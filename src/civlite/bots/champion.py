@@ -19,7 +19,9 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
   leaf's value is ``(1 - mix) · network + mix · rollout``. ``rollout=0`` (the default):
   the network alone. With ``prior=PATH`` (a ``policy`` weights file, trained for one table
   size) the prior at that table size comes from that network instead of ``expert``'s
-  policy; the value is still ``expert``'s.
+  policy; the value is still ``expert``'s. Like ``expert``, at a table size with a network
+  of its own (:data:`civlite.bots.expert.TABLE_WEIGHTS`) the search uses that one for its
+  prior and value, unless ``weights=`` names a file or ``tables=0``.
 * the move is the most visited root child. Step-by-step discards are left to the network.
 
 Budget: ``iterations=N`` (default 800; deterministic for a seed) or ``seconds=S`` per
@@ -39,7 +41,7 @@ import numpy as np
 from ..engine import DISCARD_BASE, Game, View, obs_size, sample_world
 from . import Bot, register
 from .encoding import encode_view
-from .expert import WEIGHTS, ExpertNet, load_net
+from .expert import WEIGHTS, ExpertNet, check_tables, load_net, table_nets
 from .features import encode
 from .heuristic import Evaluator, discard_on_game, evaluator
 from .ismcts import ISMCTSBot
@@ -76,7 +78,7 @@ class ChampionBot(Bot):
 
     def __init__(self, seed: int | None = None, iterations: int | None = None, seconds: float | None = None,
                  c: float = 1.5, fpu: float = 0.2, weights: str = "", rollout: int = 0,
-                 mix: float = 0.5, discards: str = "network", prior: str = "") -> None:
+                 mix: float = 0.5, discards: str = "network", prior: str = "", tables: int = 1) -> None:
         super().__init__(seed)
         if iterations is not None and (not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS):
             raise ValueError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations!r}")
@@ -103,7 +105,11 @@ class ChampionBot(Bot):
         self._ev: Evaluator | None = None
         self._tree_ev: Evaluator | None = None  # the discards' scorer inside the tree (discards=heuristic)
         self.weights = str(weights) if weights else str(WEIGHTS)
-        self.net: ExpertNet = load_net(self.weights)
+        self.tables = check_tables(tables)
+        self.base_net: ExpertNet = load_net(self.weights)
+        self.table_nets = table_nets(self.weights, self.tables)
+        #: the network of the table being searched (set by each search)
+        self.net: ExpertNet = self.base_net
         self.prior = str(prior)
         self.prior_net: Network | None = load_network(self.prior) if prior else None
         self._prior_buf = np.zeros(obs_size(self.prior_net.players), np.float32) if self.prior_net else None
@@ -130,10 +136,16 @@ class ChampionBot(Bot):
             opts.append(f"discards={self.discards}")
         if self.prior:
             opts.append(f"prior={self.prior}")
+        if not self.tables:
+            opts.append("tables=0")
         return self.name + (":" + ",".join(opts) if opts else "")
 
+    def net_for(self, players: int) -> ExpertNet:
+        """The network that guides a search at a ``players``-seat table."""
+        return self.table_nets.get(players, self.base_net)
+
     def _best(self, view: View, legal: Sequence[int]) -> int:
-        scores = self.net.logits(encode(view))
+        scores = self.net_for(view.num_players).logits(encode(view))
         best, best_s = legal[0], -math.inf
         for a in legal:
             s = scores[a]
@@ -152,6 +164,7 @@ class ChampionBot(Bot):
         """Run the search from ``view``; return the most visited legal root action."""
         assert view.seat is not None
         rng = self.rng
+        self.net = self.net_for(view.num_players)
         self._ev = evaluator(view.rules, view.num_players) if self.rollout else None
         self._tree_ev = evaluator(view.rules, view.num_players) if self.discards == "heuristic" else None
         root = _Node(view.seat)  # scored by the first iteration, from the first world's view
@@ -189,6 +202,7 @@ class ChampionBot(Bot):
             raise ValueError("no options to estimate")
         seat = view.seat
         rng = self.rng
+        self.net = self.net_for(view.num_players)
         self._ev = evaluator(view.rules, view.num_players) if self.rollout else None
         self._tree_ev = evaluator(view.rules, view.num_players) if self.discards == "heuristic" else None
         roots = [_Node(seat) for _ in options]
@@ -344,4 +358,5 @@ def _result(world: Game) -> list[float]:
     return [1.0 / len(drawn) if s in drawn else 0.0 for s in range(n)]
 
 
-register("champion", ChampionBot, ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards", "prior"))
+register("champion", ChampionBot,
+         ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards", "prior", "tables"))

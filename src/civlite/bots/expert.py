@@ -9,9 +9,13 @@ the seat's view and nothing else, so it cannot read hidden cards.
 
 The weights ship in the package as ``expert.npz``; they were trained by
 ``examples/train_expert.py`` (imitation of ``heuristic`` as a start, then self-play
-against a league of its past versions, ``heuristic`` and ``ismcts``). ``weights=PATH``
-loads another file written by that script; ``sample=1`` draws from the policy (at
-``temperature``) instead of playing its best action.
+against a league of its past versions, ``heuristic`` and ``ismcts``). Beside it ship
+networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`; the 2-player
+one, ``expert-2p.npz``, distilled by ``examples/distil_table_net.py`` from the 2-player
+``policy`` network, with a value head learned from that network's games): at that size the
+bot plays with it (``tables=0``: the all-sizes network everywhere). ``weights=PATH`` loads
+another file written by those scripts and plays it at every size; ``sample=1`` draws from
+the policy (at ``temperature``) instead of playing its best action.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from . import Bot, register
 from .features import SIZE, encode
 
 WEIGHTS = Path(__file__).with_name("expert.npz")
+#: networks trained for one table size, shipped beside :data:`WEIGHTS`; without ``weights=``
+#: the ``expert`` and ``champion`` bots use the one of their table's size (``tables=0``: not)
+TABLE_WEIGHTS: dict[int, Path] = {2: Path(__file__).with_name("expert-2p.npz")}
 _NAMES = ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")
 
 
@@ -95,6 +102,21 @@ def load_net(path: str) -> ExpertNet:
     return ExpertNet.load(path)
 
 
+def table_nets(weights: str, tables: bool) -> dict[int, ExpertNet]:
+    """The networks a bot made with ``weights`` plays at each table size that has one of its
+    own (empty: ``weights`` everywhere): the shipped :data:`TABLE_WEIGHTS`, unless ``weights``
+    names another file or ``tables`` is off."""
+    if not tables or weights != str(WEIGHTS):
+        return {}
+    return {n: load_net(str(path)) for n, path in TABLE_WEIGHTS.items()}
+
+
+def check_tables(tables: object) -> bool:
+    if tables not in (0, 1):
+        raise ValueError(f"tables must be 0 or 1, got {tables!r}")
+    return bool(tables)
+
+
 def priors(logits: np.ndarray, legal: Sequence[int]) -> list[float]:
     """The softmax of ``logits`` over ``legal`` (in that order)."""
     sc = [float(logits[a]) for a in legal]
@@ -110,7 +132,7 @@ class ExpertBot(Bot):
     name = "expert"
 
     def __init__(self, seed: int | None = None, weights: str = "", sample: int = 0,
-                 temperature: float = 1.0, net: ExpertNet | None = None) -> None:
+                 temperature: float = 1.0, net: ExpertNet | None = None, tables: int = 1) -> None:
         super().__init__(seed)
         if not isinstance(temperature, (int, float)) or not 0 < temperature <= 100:
             raise ValueError(f"temperature must be > 0 and at most 100, got {temperature!r}")
@@ -119,8 +141,15 @@ class ExpertBot(Bot):
         self.weights = str(weights) if weights else str(WEIGHTS)
         self.sample = bool(sample)
         self.temperature = float(temperature)
+        self.tables = check_tables(tables)
         #: the network (``net``: one given directly, e.g. by a trainer; else read from ``weights``)
         self.net = net if net is not None else load_net(self.weights)
+        #: the networks of one table size that replace it there (none when ``net`` is given)
+        self.table_nets = table_nets(self.weights, self.tables) if net is None else {}
+
+    def net_for(self, players: int) -> ExpertNet:
+        """The network this bot plays a ``players``-seat table with."""
+        return self.table_nets.get(players, self.net)
 
     @property
     def spec(self) -> str:
@@ -131,12 +160,14 @@ class ExpertBot(Bot):
             opts.append("sample=1")
         if self.temperature != 1.0:
             opts.append(f"temperature={self.temperature:g}")
+        if not self.tables:
+            opts.append("tables=0")
         return self.name + (":" + ",".join(opts) if opts else "")
 
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        scores = self.net.logits(encode(view))
+        scores = self.net_for(view.num_players).logits(encode(view))
         if not self.sample:
             best, best_s = legal[0], -math.inf
             for a in legal:  # ties go to the lowest id
@@ -155,8 +186,8 @@ class ExpertBot(Bot):
 
     def win_probability(self, view: View) -> float:
         """The value head: this seat's estimated chance of winning from ``view``."""
-        _, v = self.net.forward(encode(view))
+        _, v = self.net_for(view.num_players).forward(encode(view))
         return float(v)
 
 
-register("expert", ExpertBot, ("weights", "sample", "temperature"))
+register("expert", ExpertBot, ("weights", "sample", "temperature", "tables"))

@@ -155,7 +155,7 @@ def _discard_options(world: Game, seat: int, bot: ChampionBot, include: tuple[in
         grown: list[tuple[float, tuple[int, ...], Game]] = []
         for score, steps, g in beam:
             legal = g.legal_ids()
-            logits = bot.net.logits(encode(g.view(seat)))
+            logits = bot.net_for(g.n).logits(encode(g.view(seat)))
             top = max(float(logits[a]) for a in legal)
             norm = top + math.log(sum(math.exp(float(logits[a]) - top) for a in legal))
             for a in legal:
