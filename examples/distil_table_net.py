@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import time
@@ -47,22 +46,8 @@ from civlite.bots.features import SIZE, encode
 from civlite.bots.policy import Network, features
 from civlite.engine import NUM_ACTIONS, Game, obs_size
 
-
-def result(game: Game, seat: int) -> float:
-    if game.winner is not None:
-        return 1.0 if game.winner == seat else 0.0
-    drawn = game.drawn or tuple(range(game.n))
-    return 1.0 / len(drawn) if seat in drawn else 0.0
-
-
-def sub_seed(*parts: object) -> int:
-    return random.Random("/".join(map(str, parts))).randrange(2**31)
-
-
-def save_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
-    os.replace(tmp, path)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from expert_iteration import result, save_atomic, sub_seed
 
 
 def log_line(path: Path | None, row: dict[str, Any]) -> None:
@@ -133,29 +118,12 @@ def generate(teacher: Network, games: int, seed: int, sample_share: float,
 def train(init: ExpertNet, shards: list[Path], args: argparse.Namespace, players: int) -> tuple[ExpertNet, dict[str, Any]]:
     import torch
     import torch.nn.functional as F
-    from torch import nn
+    from train_expert import Net  # a sibling script (torch at import)
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
 
-    class Net(nn.Module):
-        def __init__(self, hidden: int) -> None:
-            super().__init__()
-            self.l0 = nn.Linear(SIZE, hidden)
-            self.l1 = nn.Linear(hidden, hidden)
-            self.pi = nn.Linear(hidden, NUM_ACTIONS)
-            self.v = nn.Linear(hidden, 1)
-
-        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            h = torch.tanh(self.l1(torch.tanh(self.l0(x))))
-            return self.pi(h), self.v(h).squeeze(-1)
-
-    net = Net(init.w0.shape[1])
-    with torch.no_grad():
-        for layer, w, b in ((net.l0, init.w0, init.b0), (net.l1, init.w1, init.b1), (net.pi, init.wp, init.bp),
-                            (net.v, init.wv, init.bv)):
-            layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
-            layer.bias.copy_(torch.from_numpy(np.ascontiguousarray(b)))
+    net = Net.from_expert(init)
     data = [np.load(p) for p in shards]
     x = torch.from_numpy(np.concatenate([d["x"] for d in data]))
     mask = torch.from_numpy(np.concatenate([d["mask"] for d in data]))
@@ -197,13 +165,9 @@ def train(init: ExpertNet, shards: list[Path], args: argparse.Namespace, players
                             "held_out_value_loss": round(vl_h, 4)})
     stats["after"] = dict(zip(("policy_loss", "value_loss"), losses(train_n, total), strict=True))
 
-    def t(p: torch.Tensor) -> np.ndarray:
-        return p.detach().cpu().numpy().astype(np.float32)
     meta = {"players": players, "teacher": str(args.teacher), "positions": total, "epochs": args.epochs,
             "seed": args.seed}
-    out = ExpertNet({"w0": t(net.l0.weight).T, "b0": t(net.l0.bias), "w1": t(net.l1.weight).T,
-                     "b1": t(net.l1.bias), "wp": t(net.pi.weight).T, "bp": t(net.pi.bias),
-                     "wv": t(net.v.weight).T, "bv": t(net.v.bias)}, meta)
+    out: ExpertNet = net.export(meta)
     return out, stats
 
 
