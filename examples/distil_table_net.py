@@ -17,7 +17,12 @@ stopped run goes on from the files in ``--dir``):
    (default: the shipped ``expert``), learns the teacher's policy (cross-entropy) and the
    results (binary cross-entropy on the value head) for ``--epochs`` passes; the shards'
    last ``--holdout`` share is kept aside and its losses logged. The network is written to
-   ``--out`` with ``meta.players`` set to the table size.
+   ``--out`` with ``meta.players`` set to the table size (an ``--out`` that exists is
+   kept: the run goes on to the gate).
+3. **Gate**: the network plays ``--gate-games`` games at its table size against the one it
+   would replace (``--gate-against``: by default the shipped ``expert`` at that size, the
+   table network included), each deal from both seats, and as many against ``heuristic``
+   (logged too). Only if it scores at least ``--gate`` is it copied to ``--ship PATH``.
 
 Every stage appends one JSON line to ``--log``. The network plays as ``expert:weights=OUT``
 and guides ``champion:weights=OUT`` (policy and value).
@@ -47,7 +52,7 @@ from civlite.bots.policy import Network, features
 from civlite.engine import NUM_ACTIONS, Game, obs_size
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from expert_iteration import result, save_atomic, sub_seed
+from expert_iteration import match, result, save_atomic, sub_seed  # a sibling script's helpers
 
 
 def log_line(path: Path | None, row: dict[str, Any]) -> None:
@@ -189,6 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--value-weight", type=float, default=1.0)
     ap.add_argument("--holdout", type=float, default=0.05)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--gate-games", type=int, default=1000, help="games of the gate (0: no gate)")
+    ap.add_argument("--gate-against", default="expert", help="the bot spec it must beat")
+    ap.add_argument("--gate", type=float, default=0.52, help="the score the gate asks for")
+    ap.add_argument("--ship", type=Path, default=None, help="where an accepted network is copied")
     ap.add_argument("--generate-only", action="store_true")
     ap.add_argument("--part", default="0/1", help="I/N: generate only the shards k with k %% N == I "
                     "(N processes side by side, then one more run to train)")
@@ -223,10 +232,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.generate_only or parts > 1:
         return 0
     t0 = time.perf_counter()
-    net, stats = train(init, shards, args, teacher.players)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    net.save(args.out)
-    log_line(args.log, {"stage": "train", **stats, "out": str(args.out), "seconds": round(time.perf_counter() - t0, 1)})
+    if args.out.exists():  # trained by an earlier run: go on to the gate
+        net = ExpertNet.load(args.out)
+    else:
+        net, stats = train(init, shards, args, teacher.players)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        net.save(args.out)
+        log_line(args.log, {"stage": "train", **stats, "out": str(args.out),
+                            "seconds": round(time.perf_counter() - t0, 1)})
+    if args.gate_games <= 0:
+        return 0
+    t0 = time.perf_counter()
+    n = teacher.players
+    head = match(net, args.gate_against, n, args.gate_games, sub_seed(args.seed, "gate"))
+    heuristic = match(net, "heuristic", n, args.gate_games, sub_seed(args.seed, "heuristic"))
+    accepted = head >= args.gate
+    if accepted and args.ship is not None:
+        net.save(args.ship)
+    log_line(args.log, {"stage": "gate", "players": n, "games": args.gate_games, "against": args.gate_against,
+                        "score": round(head, 4), "vs_heuristic": round(heuristic, 4), "gate": args.gate,
+                        "accepted": accepted, "shipped": str(args.ship) if accepted and args.ship else None,
+                        "seconds": round(time.perf_counter() - t0, 1)})
     return 0
 
 
