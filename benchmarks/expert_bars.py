@@ -92,21 +92,23 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--strength-only", action="store_true", help="only the matches against heuristic")
     a = ap.parse_args()
     res: dict[str, Any] = {"machine": platform.machine(), "python": platform.python_version(),
                            "command": "benchmarks/expert_bars.py " + " ".join(
                                f"--{k.replace('_', '-')} {v}" for k, v in vars(a).items() if k != "out" and v is not None)}
-    res["expert_decision"] = decision_time(20_000)
-    res["champion_speed"] = champion_rate(30)
-    t = time.perf_counter()
-    simulate(SimConfig(bots=("expert", "expert"), players=2, games=a.sim_games, seed=a.seed), workers=a.workers)
-    res["sim_expert_selfplay"] = {"games": a.sim_games, "workers": a.workers,
-                                  "games_per_s": round(a.sim_games / (time.perf_counter() - t), 1)}
+    if not a.strength_only:
+        res["expert_decision"] = decision_time(20_000)
+        res["champion_speed"] = champion_rate(30)
+        t = time.perf_counter()
+        simulate(SimConfig(bots=("expert", "expert"), players=2, games=a.sim_games, seed=a.seed), workers=a.workers)
+        res["sim_expert_selfplay"] = {"games": a.sim_games, "workers": a.workers,
+                                      "games_per_s": round(a.sim_games / (time.perf_counter() - t), 1)}
     res["expert_vs_heuristic_2p"] = share(("expert", "heuristic"), 2, a.games, a.seed, a.workers)
     res["expert_vs_3_heuristic_4p"] = share(("expert", "heuristic"), 4, a.games, a.seed, a.workers)
     res["expert_vs_2_heuristic_3p"] = share(("expert", "heuristic"), 3, a.games, a.seed, a.workers)
     res["expert_vs_5_heuristic_6p"] = share(("expert", "heuristic"), 6, a.games, a.seed, a.workers)
-    if a.champion_games:
+    if a.champion_games and not a.strength_only:
         res["champion_vs_expert_2p"] = share((f"champion:seconds={a.champion_seconds:g}", "expert"), 2,
                                              a.champion_games, a.seed, a.workers)
     text = json.dumps(res, indent=1)
