@@ -134,3 +134,30 @@ def test_command_refuses_bad_arguments_before_playing(tmp_path: Path, args: list
     res = runner.invoke(app, base + args)
     assert res.exit_code == 2 and message in res.output, res.output
     assert not (tmp_path / "x" / "ladder.json").exists()
+
+
+def test_more_games_go_where_they_pin_the_least_certain_rating_best() -> None:
+    from civlite.sim.ladder import Ladder, PairResult, _most_informative, fit_ratings
+
+    names = ["anchor", "near", "top"]
+
+    def choose(anchor_near_games: int) -> str:
+        lopsided = anchor_near_games * 8 // 100
+        pairs = [PairResult("anchor", "near", anchor_near_games, lopsided, anchor_near_games - lopsided, 0,
+                            anchor_near_games * 0.01),
+                 PairResult("anchor", "top", 200, 10, 190, 0, 400.0),
+                 PairResult("near", "top", 400, 180, 220, 0, 800.0)]
+        lad = Ladder(names, 200, 1, "anchor", 1500.0, 1.0)
+        lad.pairs = pairs
+        ratings = fit_ratings(names, pairs, "anchor", 1500.0, 1.0)
+        worst = max((r for r in ratings if not r.unbounded), key=lambda r: r.se)
+        assert worst.bot == "top"
+        i = _most_informative(lad, names, {r.bot: r.elo for r in ratings}, worst.bot, range(3), 100)
+        assert i is not None
+        return f"{pairs[i].a}-{pairs[i].b}"
+
+    # `top` is rated through `near`, itself pinned only by a lopsided pair: the cheap games
+    # that pin `near` help `top` most, though `top` does not play them
+    assert choose(200) == "anchor-near"
+    # once `near` is pinned, `top`'s own close pair is worth its cost
+    assert choose(20_000) == "near-top"

@@ -289,6 +289,50 @@ def play_field(bot: str, reference: str, players: int, games: int, seed: int = 1
     return FieldResult(bot, reference, players, n, w, d, lo, hi, round(res.seconds, 1))
 
 
+def _most_informative(lad: Ladder, names: Sequence[str], elo: dict[str, float], worst: str,
+                      cands: Sequence[int], block: int) -> int | None:
+    """The pair whose next ``block`` games most shrink ``worst``'s standard error per second
+    of play. The error comes from the Bradley-Terry model's information (each game between
+    bots ``a`` and ``b`` adds ``q(1 - q)`` along ``a - b``, the anchor held fixed), so a pair
+    that does not hold ``worst`` counts too: a bot rated through a lopsided pair is pinned
+    best by the games that pin its neighbour."""
+    import numpy as np
+
+    free = [b for b in names if b != lad.anchor]
+    at = {b: k for k, b in enumerate(free)}
+    k2 = (math.log(10) / 400) ** 2
+
+    def direction(p: PairResult) -> tuple[float, np.ndarray]:
+        q = 1.0 / (1.0 + 10 ** ((elo[p.b] - elo[p.a]) / 400))
+        d = np.zeros(len(free))
+        if p.a in at:
+            d[at[p.a]] += 1.0
+        if p.b in at:
+            d[at[p.b]] -= 1.0
+        return max(q * (1.0 - q), 1e-4) * k2, d
+
+    info = np.eye(len(free)) * 1e-9
+    for p in lad.pairs:
+        w, d = direction(p)
+        info += p.games * w * np.outer(d, d)
+    j = at.get(worst)
+    if j is None:
+        return None
+
+    def var(m: np.ndarray) -> float:
+        return float(np.linalg.inv(m)[j, j])
+
+    now = var(info)
+    best, best_gain = None, 0.0
+    for i in cands:
+        p = lad.pairs[i]
+        w, d = direction(p)
+        gain = (now - var(info + block * w * np.outer(d, d))) / (block * (p.seconds / max(1, p.games) + 1e-3))
+        if gain > best_gain:
+            best, best_gain = i, gain
+    return best
+
+
 def run_ladder(bots: Sequence[str], *, games: int = 200, seed: int = 1, anchor: str | None = None,
                anchor_rating: float = 0.0, prior_draws: float = 1.0, reference: str | None = None,
                field_players: int = 4, field_games: int | None = None, two_player: bool = True,
@@ -300,10 +344,10 @@ def run_ladder(bots: Sequence[str], *, games: int = 200, seed: int = 1, anchor: 
     ``resume`` replays nothing already played).
 
     ``target_se``: after ``games`` games a pair, keep adding games (half as many again
-    each time) while some rating's standard error is above it: each time to the pair of
-    the least certain bot that gives the most information per second of play (games
-    between close bots, cheap bots first), up to ``max_games`` a pair (default
-    8 × ``games``)."""
+    each time) while some rating's standard error is above it: each time to the pair whose
+    games shrink the least certain rating's error most per second of play (that bot's own
+    pairs, or those that pin the bots it is rated through; close and cheap pairs first), up
+    to ``max_games`` a pair (default 8 × ``games``)."""
     if out is None and target_se is not None and two_player:
         import tempfile
 
@@ -346,16 +390,10 @@ def run_ladder(bots: Sequence[str], *, games: int = 200, seed: int = 1, anchor: 
                 worst = max(open_, key=lambda r: r.se)
                 if worst.se <= target_se:
                     break
-                cands = [i for i, p in enumerate(lad.pairs) if worst.bot in (p.a, p.b) and p.games < cap]
-                if not cands:
+                cands = [i for i, p in enumerate(lad.pairs) if p.games < cap]
+                i = _most_informative(lad, names, elo, worst.bot, cands, block)
+                if i is None:
                     break
-
-                def gain(i: int, elo: dict[str, float] = elo) -> float:
-                    p = lad.pairs[i]
-                    q = 1.0 / (1.0 + 10 ** ((elo[p.b] - elo[p.a]) / 400))
-                    return q * (1 - q) / (p.seconds / max(1, p.games) + 1e-3)
-
-                i = max(cands, key=gain)
                 p = lad.pairs[i]
                 more = min(cap, p.games + block)
                 assert out is not None
