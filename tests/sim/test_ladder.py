@@ -161,3 +161,17 @@ def test_more_games_go_where_they_pin_the_least_certain_rating_best() -> None:
     assert choose(200) == "anchor-near"
     # once `near` is pinned, `top`'s own close pair is worth its cost
     assert choose(20_000) == "near-top"
+
+
+def test_a_resumed_pair_keeps_its_playing_time(tmp_path: Path) -> None:
+    from civlite.sim.ladder import play_pair
+
+    first = play_pair("random", "heuristic", 4, 3, out=tmp_path / "p", workers=1)
+    assert first.games == 4 and (tmp_path / "p" / "seconds.txt").exists()
+    again = play_pair("random", "heuristic", 4, 3, out=tmp_path / "p", workers=1, resume=True)
+    assert again.games == 4 and again.seconds >= first.seconds  # nothing played: the time kept
+    more = play_pair("random", "heuristic", 6, 3, out=tmp_path / "p", workers=1, resume=True)
+    assert more.games == 6 and more.seconds >= again.seconds
+    (tmp_path / "p" / "seconds.txt").write_text("garbage")
+    broken = play_pair("random", "heuristic", 6, 3, out=tmp_path / "p", workers=1, resume=True)
+    assert broken.games == 6 and float((tmp_path / "p" / "seconds.txt").read_text()) >= 0

@@ -270,10 +270,19 @@ def play_pair(a: str, b: str, games: int, seed: int = 1, *, out: Path | None = N
     """``games`` 2-player games of ``a`` against ``b``, seats alternated."""
     if a == b:
         raise ValueError(f"a bot is not paired with itself ({a!r})")
-    res = simulate(SimConfig(bots=(a, b), players=2, games=games, seed=seed), out=out,
-                   workers=workers, resume=resume and out is not None and out.exists())
+    resuming = resume and out is not None and out.exists()
+    res = simulate(SimConfig(bots=(a, b), players=2, games=games, seed=seed), out=out, workers=workers,
+                   resume=resuming)
     wa, wb, d = _tally(res, a)
-    return PairResult(a, b, len(res.lines), wa, wb, d, round(res.seconds, 1))
+    seconds = res.seconds
+    if out is not None:  # the pair's playing time over every run, so that a resumed ladder knows its cost
+        clock = out / "seconds.txt"
+        try:
+            seconds += float(clock.read_text()) if resuming and clock.exists() else 0.0
+        except ValueError:
+            pass  # an unreadable clock: this run's time alone
+        clock.write_text(f"{seconds:.1f}\n")
+    return PairResult(a, b, len(res.lines), wa, wb, d, round(seconds, 1))
 
 
 def play_field(bot: str, reference: str, players: int, games: int, seed: int = 1, *,
@@ -399,8 +408,7 @@ def run_ladder(bots: Sequence[str], *, games: int = 200, seed: int = 1, anchor: 
                 assert out is not None
                 q = play_pair(p.a, p.b, more, seed, out=out / "pairs" / _slug(p.a, p.b), workers=workers,
                               resume=True)
-                lad.pairs[i] = q = PairResult(q.a, q.b, q.games, q.wins_a, q.wins_b, q.draws,
-                                              round(p.seconds + q.seconds, 1))
+                lad.pairs[i] = q  # its seconds: the pair's playing time over every run
                 lad.ratings = fit_ratings(names, lad.pairs, lad.anchor, anchor_rating, prior_draws)
                 if progress:
                     progress(f"{q.a} vs {q.b}: {q.score:g}/{q.games} (for {worst.bot}, ± {worst.se:.0f})")
