@@ -106,12 +106,12 @@ LEVELS: dict[str, str] = {
 LEVEL_NOTES: dict[str, str] = {
     "easy": "the medium strategy, with one move in four at random",
     "medium": "a hand-written strategy",
-    "hard": "a learned network, instant",
-    "champion": "searches with the network, about half a second a move",
+    "hard": "learned networks (one made for 2 players), instant",
+    "champion": "searches with the networks, about a fifth of a second a move",
 }
 #: each level's rating on the 2-player ladder (Elo with medium at 1500, 200 to 800 games a
-#: pair, about ±25; ``civlite ladder``, benchmarks/results/ladder), shown beside the level
-LEVEL_RATINGS: dict[str, int | None] = {"easy": 1246, "medium": 1500, "hard": 1719, "champion": 1786}
+#: pair, ±25 or less; ``civlite ladder``, benchmarks/results/ladder), shown beside the level
+LEVEL_RATINGS: dict[str, int | None] = {"easy": 1224, "medium": 1500, "hard": 1856, "champion": 1883}
 
 
 def level_label(level: str) -> str:
