@@ -69,6 +69,19 @@ def significantly_worse(current: float, candidate: float, games: int) -> bool:
     return current - candidate > 2.0 * math.sqrt(var)
 
 
+def exploiter_command(init: Path | str, opponent: str, minutes: float, seed: int, eval_seed: int, out: Path | str,
+                      eval_games: int = 200, eval_every: int = 200_000, steps: int = 0) -> list[str]:
+    """The ``train_policy.py`` command that trains an exploiter: MaskablePPO from the policy
+    weights ``init`` (its layers' sizes kept) against ``opponent`` for ``minutes`` (or
+    ``steps``), its best checkpoint on ``eval_games``-game evaluations kept in ``out``."""
+    hidden = ",".join(str(w.shape[1]) for w, _ in Network.load(init).layers[:-1])
+    return [sys.executable, str(HERE / "train_policy.py"), "--init", str(init), "--hidden", hidden,
+            "--opponent", opponent, "--random-envs", "0", "--minutes", str(minutes),
+            "--eval-opponent", opponent, "--eval-games", str(eval_games), "--eval-every", str(eval_every),
+            "--eval-seed", str(eval_seed), *(["--timesteps", str(steps)] if steps else []),
+            "--seed", str(seed), "--out", str(out)]
+
+
 def policy(path: Path | str) -> str:
     return f"policy:weights={path}"
 
@@ -126,15 +139,11 @@ class League:
     def exploit(self, k: int) -> None:
         cur = self.state["current"]
         out = self.dir / f"exploiter-{k}.npz"
-        hidden = ",".join(str(w.shape[1]) for w, _ in Network.load(self.a.exploiter_init).layers[:-1])
         t0 = time.perf_counter()
-        self.run([sys.executable, str(HERE / "train_policy.py"), "--init", str(self.a.exploiter_init),
-                  "--hidden", hidden,
-                  "--opponent", self.expert(cur), "--random-envs", "0", "--minutes", str(self.a.exploit_minutes),
-                  "--eval-opponent", self.expert(cur), "--eval-games", str(self.a.exploit_eval_games),
-                  "--eval-every", str(self.a.exploit_eval_every), "--eval-seed", str(self.seed(k, 1)),
-                  *(["--timesteps", str(self.a.exploit_steps)] if self.a.exploit_steps else []),
-                  "--seed", str(self.seed(k, 0)), "--out", str(out)], self.dir / f"exploiter-{k}.log")
+        self.run(exploiter_command(self.a.exploiter_init, self.expert(cur), self.a.exploit_minutes, self.seed(k, 0),
+                                   self.seed(k, 1), out, eval_games=self.a.exploit_eval_games,
+                                   eval_every=self.a.exploit_eval_every, steps=self.a.exploit_steps),
+                 self.dir / f"exploiter-{k}.log")
         exploitability = match(policy(out), self.expert(cur), self.a.measure_games, self.seed(k, 2))
         self.state["exploiters"].append(str(out))
         self.emit({"round": k, "stage": "exploit", "network": cur, "exploiter": str(out),

@@ -152,7 +152,7 @@ def test_more_games_go_where_they_pin_the_least_certain_rating_best() -> None:
         ratings = fit_ratings(names, pairs, "anchor", 1500.0, 1.0)
         worst = max((r for r in ratings if not r.unbounded), key=lambda r: r.se)
         assert worst.bot == "top"
-        i = _most_informative(lad, names, {r.bot: r.elo for r in ratings}, worst.bot, range(3), 100)
+        i = _most_informative(lad, {r.bot: r.elo for r in ratings}, worst.bot, range(3), 100)
         assert i is not None
         return f"{pairs[i].a}-{pairs[i].b}"
 

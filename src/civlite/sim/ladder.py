@@ -298,8 +298,8 @@ def play_field(bot: str, reference: str, players: int, games: int, seed: int = 1
     return FieldResult(bot, reference, players, n, w, d, lo, hi, round(res.seconds, 1))
 
 
-def _most_informative(lad: Ladder, names: Sequence[str], elo: dict[str, float], worst: str,
-                      cands: Sequence[int], block: int) -> int | None:
+def _most_informative(lad: Ladder, elo: dict[str, float], worst: str, cands: Sequence[int],
+                      block: int) -> int | None:
     """The pair whose next ``block`` games most shrink ``worst``'s standard error per second
     of play. The error comes from the Bradley-Terry model's information (each game between
     bots ``a`` and ``b`` adds ``q(1 - q)`` along ``a - b``, the anchor held fixed), so a pair
@@ -307,7 +307,7 @@ def _most_informative(lad: Ladder, names: Sequence[str], elo: dict[str, float], 
     best by the games that pin its neighbour."""
     import numpy as np
 
-    free = [b for b in names if b != lad.anchor]
+    free = [b for b in lad.bots if b != lad.anchor]
     at = {b: k for k, b in enumerate(free)}
     k2 = (math.log(10) / 400) ** 2
 
@@ -400,7 +400,7 @@ def run_ladder(bots: Sequence[str], *, games: int = 200, seed: int = 1, anchor: 
                 if worst.se <= target_se:
                     break
                 cands = [i for i, p in enumerate(lad.pairs) if p.games < cap]
-                i = _most_informative(lad, names, elo, worst.bot, cands, block)
+                i = _most_informative(lad, elo, worst.bot, cands, block)
                 if i is None:
                     break
                 p = lad.pairs[i]
