@@ -16,10 +16,13 @@ size-independent encoding of :mod:`civlite.bots.features`.
 ``--init WEIGHTS`` starts from a trained network instead (no imitation): a fine-tuning run,
 e.g. with ``--self-share 0 --past-share 0 --ismcts-share 0`` against ``heuristic`` alone.
 
-Every ``--eval-every`` updates it plays ``--eval-games`` 2-player games against
-``heuristic`` (seats alternated, fixed seeds) and logs the score. It writes the network
-(``--out``, the format :class:`civlite.bots.expert.ExpertNet` loads) at every
-evaluation, and a JSON-lines log (``--log``).
+Every ``--eval-every`` updates it plays ``--eval-games`` games against ``heuristic`` at
+``--eval-players`` seats (2 by default; one seat against the rest, seats rotated, fixed
+seeds) and logs the score. It writes the network (``--out``, the format
+:class:`civlite.bots.expert.ExpertNet` loads) at every evaluation, the best-scoring one so far
+to ``--keep-best`` if given, and a JSON-lines log (``--log``). The evaluation's seeds are
+fixed, so the best of many evaluations overrates its network: gate it on fresh deals
+(``benchmarks/network_gate.py``).
 
     .venv/bin/python examples/train_expert.py --minutes 40 --out src/civlite/bots/expert.npz
 """
@@ -366,11 +369,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--snapshot-every", type=int, default=5)
     ap.add_argument("--eval-every", type=int, default=10)
     ap.add_argument("--eval-games", type=int, default=200)
+    ap.add_argument("--eval-players", type=int, default=2, help="table size of the evaluation games")
+    ap.add_argument("--keep-best", type=Path, default=None,
+                    help="also write the best-evaluated network here")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
     args.sizes = [int(s) for s in args.sizes.split(",")]
     args.size_weights = [float(w) for w in args.size_weights.split(",")]
     args.exploiters = [p for p in args.exploiters.split(",") if p]
+    if len(args.size_weights) != len(args.sizes):
+        ap.error(f"--size-weights has {len(args.size_weights)} weights for {len(args.sizes)} --sizes")
+    if not 2 <= args.eval_players <= 8:
+        ap.error(f"--eval-players must be 2 to 8, not {args.eval_players}")
     log_path = args.log or args.out.with_suffix(".log.jsonl")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -392,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         log.flush()
         print(json.dumps(rec), file=sys.stderr, flush=True)
 
+    eval_key = f"vs_heuristic_{args.eval_players}p"
     meta: dict[str, Any] = {"trainer": "examples/train_expert.py", "seed": args.seed, "hidden": args.hidden,
                             "sizes": args.sizes}
     if args.init is not None:
@@ -402,9 +413,10 @@ def main(argv: list[str] | None = None) -> int:
         ce = imitate(net, opt, data, args.imitation_epochs, 512, gen)
         exp = net.export(meta)
         emit({"stage": "imitation", "samples": len(data[0]), "cross_entropy": round(ce, 4),
-              "vs_heuristic_2p": evaluate(exp, args.eval_games)})
+              eval_key: evaluate(exp, args.eval_games, args.eval_players)})
         exp.save(args.out)
     col = Collector(args, rng)
+    best = -1.0
     col.league.append(net.export(meta))
     start = time.perf_counter()
     upd = 0
@@ -423,7 +435,13 @@ def main(argv: list[str] | None = None) -> int:
             col.league = col.league[-args.league:]
         if upd % args.eval_every == 0:
             exp = net.export({**meta, "updates": upd, "games": col.games_done})
-            rec["vs_heuristic_2p"] = evaluate(exp, args.eval_games)
+            score = evaluate(exp, args.eval_games, args.eval_players)
+            rec[eval_key] = score
+            if args.keep_best is not None and score > best:
+                best = score
+                exp.meta["eval"] = {eval_key: score, "games": args.eval_games, "update": upd}
+                exp.save(args.keep_best)
+                rec["best"] = True
             rec["train_scores"] = {k: round(float(np.mean(v[-400:])), 3) for k, v in sorted(col.wins_vs.items())
                                    if len(v) >= 20}
             exp.save(args.out)
@@ -432,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
                       "wall_s": round(time.perf_counter() - t0)})
     exp.save(args.out)
     emit({"stage": "done", "updates": upd, "games": col.games_done,
-          "vs_heuristic_2p": evaluate(exp, args.eval_games)})
+          eval_key: evaluate(exp, args.eval_games, args.eval_players)})
     return 0
 
 

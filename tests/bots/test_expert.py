@@ -3,6 +3,7 @@ levels, and the honesty of every bot: a decision depends only on the seat's view
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -425,10 +426,26 @@ def test_training_runs_and_writes_weights_the_bot_loads(tmp_path: Path) -> None:
     assert np.array_equal(a.w0, b.w0) and np.array_equal(a.wp, b.wp)
     # a fine-tuning run starts from those weights (no imitation) and writes weights of their shape
     out3 = tmp_path / "e3.npz"
-    assert train(["--init", str(out), "--seed", "4", "--updates", "1", "--steps", "256", "--parallel", "4",
-                  "--eval-every", "1", "--eval-games", "2", "--self-share", "0", "--past-share", "0",
+    # (here one table size, evaluated at that size, the best evaluation kept)
+    out3, best = tmp_path / "e3.npz", tmp_path / "best.npz"
+    assert train(["--init", str(out), "--seed", "4", "--updates", "2", "--steps", "256", "--parallel", "4",
+                  "--eval-every", "1", "--eval-games", "4", "--self-share", "0", "--past-share", "0",
+                  "--sizes", "4", "--size-weights", "1", "--eval-players", "4", "--keep-best", str(best),
                   "--out", str(out3)]) == 0
-    log3 = [line for line in out3.with_suffix(".log.jsonl").read_text().splitlines() if line]
-    assert '"imitation"' not in "".join(log3) and '"stage": "done"' in log3[-1]
+    log3 = [json.loads(line) for line in out3.with_suffix(".log.jsonl").read_text().splitlines() if line]
+    assert all(r["stage"] != "imitation" for r in log3) and log3[-1]["stage"] == "done"
+    evals = [r["vs_heuristic_4p"] for r in log3 if r["stage"] == "selfplay"]
+    assert len(evals) == 2 and "vs_heuristic_2p" not in log3[1]
     c = ExpertNet.load(out3)
     assert c.w0.shape == a.w0.shape and not np.array_equal(c.wp, a.wp) and c.meta["init"] == str(out)
+    kept = ExpertNet.load(best)
+    assert kept.meta["eval"]["vs_heuristic_4p"] == max(evals) and kept.meta["sizes"] == [4]
+
+
+def test_training_refuses_bad_arguments_by_name() -> None:
+    pytest.importorskip("torch")
+    script = str(ROOT / "examples" / "train_expert.py")
+    for argv, message in ((["--sizes", "3,4", "--size-weights", "1"], "--size-weights has 1 weights for 2"),
+                          (["--eval-players", "9"], "--eval-players must be 2 to 8")):
+        p = subprocess.run([sys.executable, script, *argv], capture_output=True, text=True, check=False)
+        assert p.returncode == 2 and message in p.stderr
