@@ -1,7 +1,8 @@
 """Gate a candidate ``expert`` network against the shipped one, on fresh deals.
 
-* head to head: one candidate seat against the best network in every other seat, 2 players
-  (``--games``) and 4 players (``--games4``), each deal played from every seat;
+* head to head: one candidate seat against the best network in every other seat, at the
+  table sizes of ``--head-to-head`` (2 and 4 by default; 2 players ``--games``, others
+  ``--games4``), each deal played from every seat;
 * against ``heuristic``: the candidate and the best network each in one seat against
   ``heuristic`` in the others, at 2, 3, 4 and 6 players (``--games`` each, the same deals for
   both), the strength measures of the bots page.
@@ -61,15 +62,19 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--games4", type=int, default=400)
     ap.add_argument("--sizes", default="2,3,4,6")
+    ap.add_argument("--head-to-head", default="2,4", help="table sizes of the head-to-head games")
     ap.add_argument("--seed", type=int, default=880_000)
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     cand, best = ExpertNet.load(a.candidate), ExpertNet.load(a.best)
     res: dict[str, Any] = {
         "command": f"benchmarks/network_gate.py {a.candidate} --games {a.games} --games4 {a.games4} "
-                   f"--sizes {a.sizes} --seed {a.seed}", "python": platform.python_version(),
+                   f"--sizes {a.sizes} --head-to-head {a.head_to_head} --seed {a.seed} --best {a.best}",
+        "python": platform.python_version(),
         "candidate_meta": cand.meta,
-        "head_to_head": [match(cand, best, 2, a.games, a.seed), match(cand, best, 4, a.games4, a.seed + 10**5)],
+        "head_to_head": [match(cand, best, n, a.games if n == 2 else a.games4,
+                               a.seed + (0 if n == 2 else 10**5 * (n - 3)))
+                         for n in (int(x) for x in a.head_to_head.split(","))],
         "vs_heuristic": {},
     }
     for n in (int(x) for x in a.sizes.split(",")):

@@ -3,6 +3,7 @@ levels, and the honesty of every bot: a decision depends only on the seat's view
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import random
 import subprocess
@@ -26,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: every bot, at budgets small enough for a test
 ALL_BOTS = ("random", "heuristic", "ismcts:iterations=40", "policy", "expert", "expert:sample=1",
             "champion:iterations=40", "champion:iterations=40,rollout=4", "champion:iterations=40,rollout=8,mix=1",
-            "champion:iterations=40,discards=heuristic", f"champion:iterations=40,prior={POLICY_WEIGHTS}")
+            "champion:iterations=40,discards=heuristic", f"champion:iterations=40,prior={POLICY_WEIGHTS}",
+            "champion:iterations=40,search=network", "champion:iterations=40,search=rollouts")
 
 
 def advance(game: Game, steps: int, seed: int) -> None:
@@ -87,7 +89,9 @@ def test_the_spec_table_names_every_slot() -> None:
 def test_expert_weights_ship_in_the_package() -> None:
     assert WEIGHTS.is_file() and WEIGHTS.stat().st_size < 1_000_000
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "bots/expert.npz" in data["tool"]["setuptools"]["package-data"]["civlite"]
+    patterns = data["tool"]["setuptools"]["package-data"]["civlite"]
+    for path in sorted(WEIGHTS.parent.glob("*.npz")):  # every network the bots load is packaged
+        assert any(fnmatch.fnmatch(f"bots/{path.name}", p) for p in patterns), path.name
     net = load_net(str(WEIGHTS))
     assert net.w0.shape[0] == SIZE and net.wp.shape[1] == NUM_ACTIONS and net.wv.shape[1] == 1
 
@@ -125,19 +129,22 @@ def test_expert_values_are_probabilities_and_its_move_the_best_scored() -> None:
         g.apply_id(a)
 
 
-def test_the_two_player_table_plays_its_own_network_and_others_the_all_sizes_one(tmp_path: Path) -> None:
+def test_a_table_size_with_a_network_plays_it_and_others_the_all_sizes_one(tmp_path: Path) -> None:
     from civlite.bots.expert import TABLE_WEIGHTS, WEIGHTS, load_net
 
     bot = make_bot("expert", seed=0)
     assert isinstance(bot, ExpertBot)
+    assert {2, 3, 4} <= set(TABLE_WEIGHTS)
+    for n, path in TABLE_WEIGHTS.items():
+        assert path.is_file() and path.parent == WEIGHTS.parent
+        net = load_net(str(path))
+        assert net.meta["players"] == n and bot.net_for(n) is net is not bot.net
+    assert all(bot.net_for(n) is bot.net is load_net(str(WEIGHTS)) for n in range(2, 9) if n not in TABLE_WEIGHTS)
     two = load_net(str(TABLE_WEIGHTS[2]))
-    assert two.meta["players"] == 2
-    assert bot.net_for(2) is two
-    assert bot.net_for(4) is bot.net is load_net(str(WEIGHTS))
     # at 2 players the moves follow the 2-player network; tables=0 plays the all-sizes one
     plain = make_bot("expert:tables=0", seed=0)
     assert isinstance(plain, ExpertBot) and plain.spec == "expert:tables=0"
-    assert plain.net_for(2) is plain.net
+    assert all(plain.net_for(n) is plain.net for n in TABLE_WEIGHTS)
     g = Game(2, seed=5)
     differ = 0
     while not g.over:
@@ -197,6 +204,7 @@ def test_expert_plays_legal_moves_over_thousands_of_games() -> None:
     ("champion:mix=1.5", "mix must be a number from 0 to 1"),
     ("champion:discards=random", "discards must be 'network' or 'heuristic', got 'random'"),
     ("champion:prior=/nonexistent/p.npz", "policy weights not found: /nonexistent/p.npz"),
+    ("champion:search=best", "search must be one of auto, network, rollouts, got 'best'"),
 ])
 def test_bad_specs_are_refused_by_name(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
@@ -227,6 +235,28 @@ def test_champion_plays_legal_games_and_counts_its_iterations() -> None:
             g.apply(decide(bots[seat], g))
         bot = bots[0]
         assert isinstance(bot, ChampionBot) and bot.last_iterations in (0, 30)
+
+
+def test_champion_searches_by_table_size() -> None:
+    """``search=auto``: the network's search at 2 players, ismcts's rollout search at the
+    sizes of ROLLOUT_TABLES (the same moves as ``ismcts`` with the same budget and seed)."""
+    from civlite.bots.champion import ROLLOUT_TABLES
+
+    auto, net = make_bot("champion:iterations=60", seed=3), make_bot("champion:iterations=60,search=network", seed=3)
+    rollouts = make_bot("champion:iterations=60,search=rollouts", seed=3)
+    assert isinstance(auto, ChampionBot) and isinstance(net, ChampionBot) and isinstance(rollouts, ChampionBot)
+    assert 2 not in ROLLOUT_TABLES and 4 in ROLLOUT_TABLES
+    assert not auto.plays_rollouts(2) and auto.plays_rollouts(4) and rollouts.plays_rollouts(2)
+    assert not any(net.plays_rollouts(n) for n in range(2, 9))
+    assert (auto.spec, net.spec, rollouts.spec) == (
+        "champion:iterations=60", "champion:iterations=60,search=network", "champion:iterations=60,search=rollouts")
+    g = Game(4, seed=12)
+    advance(g, 6, seed=1)
+    seat = g.to_move
+    assert seat is not None and len(g.legal_ids()) > 1
+    view, legal = g.view(seat), g.legal_ids()
+    assert auto.act(view, legal) == make_bot("ismcts:iterations=60", seed=3).act(view, legal)
+    assert auto.last_iterations == 60
 
 
 def test_champions_prior_comes_from_the_policy_network_at_its_table_size() -> None:

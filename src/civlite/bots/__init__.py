@@ -106,7 +106,7 @@ LEVELS: dict[str, str] = {
 LEVEL_NOTES: dict[str, str] = {
     "easy": "the medium strategy, with one move in four at random",
     "medium": "a hand-written strategy",
-    "hard": "learned networks (one made for 2 players), instant",
+    "hard": "learned networks (one each for 2, 3 and 4 players), instant",
     "champion": "searches with the networks, about a fifth of a second a move",
 }
 #: each level's rating on the 2-player ladder (Elo with medium at 1500, 200 to 800 games a

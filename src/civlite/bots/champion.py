@@ -24,6 +24,12 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
   prior and value, unless ``weights=`` names a file or ``tables=0``.
 * the move is the most visited root child. Step-by-step discards are left to the network.
 
+``search`` picks the search by table size: ``network`` (the search above at every size),
+``rollouts`` (``ismcts``'s search at every size: heuristic rollouts, the heuristic's progressive
+bias and discards, the same budget) or ``auto`` (the default): the network's search at 2
+players and ``ismcts``'s at the sizes of :data:`ROLLOUT_TABLES`, where it was measured the
+stronger of the two against ``heuristic``.
+
 Budget: ``iterations=N`` (default 800; deterministic for a seed) or ``seconds=S`` per
 decision, at most :data:`MAX_ITERATIONS` and :data:`MAX_SECONDS`.
 """
@@ -50,6 +56,9 @@ from .policy import features as policy_features
 
 MAX_ITERATIONS = 100_000
 MAX_SECONDS = 60.0
+#: table sizes at which ``search=auto`` plays ``ismcts``'s rollout search instead of the network's
+ROLLOUT_TABLES = frozenset(range(3, 9))
+SEARCHES = ("auto", "network", "rollouts")
 
 
 class _Node:
@@ -78,7 +87,8 @@ class ChampionBot(Bot):
 
     def __init__(self, seed: int | None = None, iterations: int | None = None, seconds: float | None = None,
                  c: float = 1.5, fpu: float = 0.2, weights: str = "", rollout: int = 0,
-                 mix: float = 0.5, discards: str = "network", prior: str = "", tables: int = 1) -> None:
+                 mix: float = 0.5, discards: str = "network", prior: str = "", tables: int = 1,
+                 search: str = "auto") -> None:
         super().__init__(seed)
         if iterations is not None and (not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS):
             raise ValueError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations!r}")
@@ -95,6 +105,9 @@ class ChampionBot(Bot):
         if discards not in ("network", "heuristic"):
             raise ValueError(f"discards must be 'network' or 'heuristic', got {discards!r}")
         self.discards = discards
+        if search not in SEARCHES:
+            raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
+        self.search_kind = search
         self.c = float(c)
         self.fpu = float(fpu)
         self.rollout = rollout
@@ -102,6 +115,9 @@ class ChampionBot(Bot):
         # the rollouts' player and scorer (ismcts's), on this bot's random source
         self._roller = ISMCTSBot(depth=rollout or 1)
         self._roller.rng = self.rng
+        # ismcts's whole search, for the table sizes that play it (search=rollouts|auto)
+        self._rollout_search = ISMCTSBot(iterations=self.iterations, seconds=self.seconds)
+        self._rollout_search.rng = self.rng
         self._ev: Evaluator | None = None
         self._tree_ev: Evaluator | None = None  # the discards' scorer inside the tree (discards=heuristic)
         self.weights = str(weights) if weights else str(WEIGHTS)
@@ -138,6 +154,8 @@ class ChampionBot(Bot):
             opts.append(f"prior={self.prior}")
         if not self.tables:
             opts.append("tables=0")
+        if self.search_kind != "auto":
+            opts.append(f"search={self.search_kind}")
         return self.name + (":" + ",".join(opts) if opts else "")
 
     def net_for(self, players: int) -> ExpertNet:
@@ -153,9 +171,17 @@ class ChampionBot(Bot):
                 best, best_s = a, s
         return best
 
+    def plays_rollouts(self, players: int) -> bool:
+        """Whether this bot plays ``ismcts``'s rollout search at a ``players``-seat table."""
+        return self.search_kind == "rollouts" or (self.search_kind == "auto" and players in ROLLOUT_TABLES)
+
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
+        if self.plays_rollouts(view.num_players):
+            move = self._rollout_search.act(view, legal)
+            self.last_iterations = self._rollout_search.last_iterations
+            return move
         if legal[0] >= DISCARD_BASE:
             return self._best(view, legal)
         return self.search(view, legal)
@@ -359,4 +385,4 @@ def _result(world: Game) -> list[float]:
 
 
 register("champion", ChampionBot,
-         ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards", "prior", "tables"))
+         ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards", "prior", "tables", "search"))

@@ -10,10 +10,12 @@ the seat's view and nothing else, so it cannot read hidden cards.
 The weights ship in the package as ``expert.npz``; they were trained by
 ``examples/train_expert.py`` (imitation of ``heuristic`` as a start, then self-play
 against a league of its past versions, ``heuristic`` and ``ismcts``). Beside it ship
-networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`; the 2-player
+networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`: the 2-player
 one, ``expert-2p.npz``, distilled by ``examples/distil_table_net.py`` from the 2-player
-``policy`` network, with a value head learned from that network's games): at that size the
-bot plays with it (``tables=0``: the all-sizes network everywhere). ``weights=PATH`` loads
+``policy`` network, with a value head learned from that network's games; the 3- and
+4-player ones, ``expert-3p.npz`` and ``expert-4p.npz``, the all-sizes network fine-tuned by
+PPO at that size against ``heuristic``): at that size the bot plays with it (``tables=0``: the all-sizes network
+everywhere). ``weights=PATH`` loads
 another file written by those scripts and plays it at every size; ``sample=1`` draws from
 the policy (at ``temperature``) instead of playing its best action.
 """
@@ -36,7 +38,7 @@ from .features import SIZE, encode
 WEIGHTS = Path(__file__).with_name("expert.npz")
 #: networks trained for one table size, shipped beside :data:`WEIGHTS`; without ``weights=``
 #: the ``expert`` and ``champion`` bots use the one of their table's size (``tables=0``: not)
-TABLE_WEIGHTS: dict[int, Path] = {2: Path(__file__).with_name("expert-2p.npz")}
+TABLE_WEIGHTS: dict[int, Path] = {n: Path(__file__).with_name(f"expert-{n}p.npz") for n in (2, 3, 4)}
 _NAMES = ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")
 
 
