@@ -26,6 +26,16 @@ from civlite.bots import Bot, make_bot
 from civlite.bots.expert import WEIGHTS, ExpertBot, ExpertNet
 from civlite.engine import Game
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def shown(path: Path) -> str:
+    """``path`` as the recorded command names it: relative to the repository when inside it."""
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
 
 def score_of(g: Game, seat: int) -> float:
     if g.winner is not None:
@@ -69,7 +79,7 @@ def main() -> int:
     cand, best = ExpertNet.load(a.candidate), ExpertNet.load(a.best)
     res: dict[str, Any] = {
         "command": f"benchmarks/network_gate.py {a.candidate} --games {a.games} --games4 {a.games4} "
-                   f"--sizes {a.sizes} --head-to-head {a.head_to_head} --seed {a.seed} --best {a.best}",
+                   f"--sizes {a.sizes} --head-to-head {a.head_to_head} --seed {a.seed} --best {shown(a.best)}",
         "python": platform.python_version(),
         "candidate_meta": cand.meta,
         "head_to_head": [match(cand, best, n, a.games if n == 2 else a.games4,

@@ -14,10 +14,10 @@ networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`: th
 one, ``expert-2p.npz``, distilled by ``examples/distil_table_net.py`` from the 2-player
 ``policy`` network, with a value head learned from that network's games; the 3- and
 4-player ones, ``expert-3p.npz`` and ``expert-4p.npz``, the all-sizes network fine-tuned by
-PPO at that size against ``heuristic``): at that size the bot plays with it (``tables=0``: the all-sizes network
-everywhere). ``weights=PATH`` loads
-another file written by those scripts and plays it at every size; ``sample=1`` draws from
-the policy (at ``temperature``) instead of playing its best action.
+PPO at that size against ``heuristic``): at that size the bot plays with it (``tables=0``:
+the all-sizes network everywhere). ``weights=PATH`` loads another file written by those
+scripts and plays it at every size; ``sample=1`` draws from the policy (at ``temperature``)
+instead of playing its best action.
 """
 
 from __future__ import annotations
