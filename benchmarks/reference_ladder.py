@@ -124,6 +124,8 @@ def main() -> int:
     ap.add_argument("--against", default="hard", help="the level bots each reference plays (comma-separated)")
     ap.add_argument("--ladder", type=Path, default=RESULTS / "ladder" / "ladder.json",
                     help="the level ladder (civlite ladder's ladder.json)")
+    ap.add_argument("--field", type=Path, default=None,
+                    help="a ladder.json whose 4-player field gives the levels' 4-player rows (default: --ladder's)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--fit-only", action="store_true", help="fit the games already played, play none")
     a = ap.parse_args()
@@ -150,10 +152,11 @@ def main() -> int:
     names = list(lad["bots"]) + refs
     ratings = fit_ratings(names, pairs + played, lad["anchor"], lad["anchor_rating"], 1.0)
     field = []
-    for r in lad["field"]["results"]:
+    field_path = (a.field or a.ladder).resolve()
+    for r in json.loads(field_path.read_text())["field"]["results"]:
         field.append({"bot": r["bot"], "games": r["games"], "wins": r["wins"], "low": r["low"], "high": r["high"],
-                      "source": str(a.ladder.relative_to(RESULTS.parent.parent)) if a.ladder.is_relative_to(
-                          RESULTS.parent.parent) else str(a.ladder)})
+                      "source": str(field_path.relative_to(RESULTS.parent.parent)) if field_path.is_relative_to(
+                          RESULTS.parent.parent) else str(field_path)})
     for ref, file, kind in IMPORTS_4P:
         if ref in refs:
             n, w, _ = imported(ref, file, kind)
@@ -163,7 +166,8 @@ def main() -> int:
     res = {
         "machine": platform.machine(), "python": platform.python_version(),
         "command": f"benchmarks/reference_ladder.py --games {a.games} --seed {a.seed} "
-                   f"--references {','.join(refs)} --against {','.join(against)}",
+                   f"--references {','.join(refs)} --against {','.join(against)}"
+                   + (f" --field {a.field}" if a.field else ""),
         "anchor": lad["anchor"], "anchor_rating": lad["anchor_rating"],
         "references": refs, "levels": lad["bots"],
         "ratings": [{"bot": r.bot, "elo": r.elo, "se": r.se, "low": r.low, "high": r.high, "games": r.games,

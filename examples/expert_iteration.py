@@ -4,7 +4,8 @@ Each **round** has three stages, each resumable (a run can stop at any point and
 later from the files in ``--dir``):
 
 1. **Generate** (numpy only): ``--shards`` shards of ``--games`` games each. The current
-   best network plays every seat; at each decision of more than one move (discards aside) a
+   best network plays every seat (with ``--opponents heuristic``: one seat, a different one
+   each game, against ``heuristic`` in the others); at each decision of more than one move (discards aside) a
    share ``--label-share`` of the positions is searched by ``ismcts`` with heuristic
    rollouts (``--search``, by default 1,000 iterations a decision, an honest search: it
    samples worlds from the seat's view) and the search's move is played; the other positions
@@ -22,6 +23,8 @@ later from the files in ``--dir``):
    alternated, each deal played twice) and one seat against three of it at 4 players; it
    replaces the best network (``best.npz``; with ``--ship PATH`` that file too) only if its
    score over both (:func:`gate_score`: 0.5 at parity) is at least ``--gate``. Both are also scored against ``heuristic``.
+   With ``--gate-by heuristic`` the gate is instead both networks' score against
+   ``heuristic`` at the sizes trained, on the same deals (:func:`gate_heuristic`).
 
 Every stage appends one JSON line to ``--log``. Generation is the slow part (about one
 search a second on a free core); run it under ``nice``:
@@ -82,6 +85,10 @@ def generate(net: ExpertNet, args: argparse.Namespace, seed: int, games: int) ->
         greedy = ExpertBot(seed=0, net=net)
         search = make_bot(args.search, seed=rng.randrange(2**31))
         assert isinstance(search, ISMCTSBot)
+        # --opponents heuristic: one seat (a different one each game) is the network, the
+        # others heuristic, whose positions are not kept
+        me = rng.randrange(n) if args.opponents == "heuristic" else -1
+        others = make_bot("heuristic", seed=rng.randrange(2**31)) if me >= 0 else None
         rows: list[tuple[int, int]] = []
         while not game.over:
             seat = game.to_move
@@ -91,6 +98,9 @@ def generate(net: ExpertNet, args: argparse.Namespace, seed: int, games: int) ->
                 game.apply_id(legal[0])
                 continue
             view = game.view(seat)
+            if others is not None and seat != me:
+                game.apply_id(others.act(view, legal))
+                continue
             if legal[0] >= DISCARD_BASE:
                 game.apply_id(greedy.act(view, legal))
                 continue
@@ -147,7 +157,11 @@ def train(best: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: i
     target_v = torch.from_numpy(((1 - args.q_share) * z + args.q_share * q).astype(np.float32))
     params = {k: nn.Parameter(torch.from_numpy(np.array(getattr(best, k), np.float32)))
               for k in ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")}
-    opt = torch.optim.Adam(params.values(), lr=args.lr)
+    # --train policy-head: the body and the value head stay as they were, and the scores of
+    # the actions never searched (the discards) with them: only the policy head's columns of
+    # the searched actions move
+    trained = ("wp", "bp") if args.train == "policy-head" else tuple(params)
+    opt = torch.optim.Adam([params[k] for k in trained], lr=args.lr)
 
     def forward(xb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = torch.tanh(torch.tanh(xb @ params["w0"] + params["b0"]) @ params["w1"] + params["b1"])
@@ -217,6 +231,8 @@ def gate_score(score2: float, games2: int, score4: float, games4: int) -> float:
 
 
 def gate(cand: ExpertNet, best: ExpertNet, args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    if args.gate_by == "heuristic":
+        return gate_heuristic(cand, best, args, seed)
     h2h2 = match(cand, best, 2, args.gate_games, sub_seed(seed, "2p"))
     h2h4 = match(cand, best, 4, args.gate_games4, sub_seed(seed, "4p"))
     score = gate_score(h2h2, args.gate_games, h2h4, args.gate_games4)
@@ -225,6 +241,23 @@ def gate(cand: ExpertNet, best: ExpertNet, args: argparse.Namespace, seed: int) 
     if args.eval_games:
         rec["cand_vs_heuristic_2p"] = round(match(cand, "heuristic", 2, args.eval_games, 77), 4)
         rec["best_vs_heuristic_2p"] = round(match(best, "heuristic", 2, args.eval_games, 77), 4)
+    return rec
+
+
+def gate_heuristic(cand: ExpertNet, best: ExpertNet, args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    """``--gate-by heuristic``: both networks as one seat against ``heuristic`` at every size of
+    ``--sizes``, on the same ``--gate-games`` deals; the candidate replaces the best one only if
+    its mean score, each size's divided by its fair share, beats the best one's by at least
+    ``--gate-margin`` (a share of the fair share)."""
+    rec: dict[str, Any] = {}
+    gain = 0.0
+    for n in args.sizes:
+        c = match(cand, "heuristic", n, args.gate_games, sub_seed(seed, n))
+        b = match(best, "heuristic", n, args.gate_games, sub_seed(seed, n))
+        rec[f"cand_vs_heuristic_{n}p"], rec[f"best_vs_heuristic_{n}p"] = round(c, 4), round(b, 4)
+        gain += (c - b) * n / len(args.sizes)
+    rec["gain_over_fair_share"] = round(gain, 4)
+    rec["accepted"] = gain >= args.gate_margin
     return rec
 
 
@@ -243,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--search", default="ismcts:iterations=1000", help="the labelling search (an ismcts spec)")
     ap.add_argument("--label-share", type=float, default=0.5)
     ap.add_argument("--temperature", type=float, default=1.0, help="of the network's own moves")
+    ap.add_argument("--opponents", choices=("self", "heuristic"), default="self",
+                    help="who plays the other seats: the network (self-play) or heuristic")
     ap.add_argument("--sizes", default="2,3,4,5,6,7,8")
     ap.add_argument("--size-weights", default="4,2,3,1,2,1,1")
     ap.add_argument("--window", type=int, default=4, help="rounds of data each training reads")
@@ -250,10 +285,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minibatch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--vf", type=float, default=0.5)
+    ap.add_argument("--train", choices=("all", "policy-head"), default="all",
+                    help="what learns: the whole network, or the policy head alone (the body, the value "
+                    "head and the discards' scores kept)")
     ap.add_argument("--q-share", type=float, default=0.5)
     ap.add_argument("--target-power", type=float, default=2.0,
                     help="policy target: the visit counts to this power, normalised (1: the counts)")
     ap.add_argument("--gate", type=float, default=0.52)
+    ap.add_argument("--gate-by", choices=("head-to-head", "heuristic"), default="head-to-head",
+                    help="head-to-head: the candidate against the best network at 2 and 4 players; "
+                    "heuristic: both against heuristic at the sizes trained")
+    ap.add_argument("--gate-margin", type=float, default=0.02,
+                    help="--gate-by heuristic: the gain over the best network needed, in fair shares")
     ap.add_argument("--gate-games", type=int, default=1000)
     ap.add_argument("--gate-games4", type=int, default=400)
     ap.add_argument("--eval-games", type=int, default=400)

@@ -21,7 +21,11 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
   size) the prior at that table size comes from that network instead of ``expert``'s
   policy; the value is still ``expert``'s. Like ``expert``, at a table size with a network
   of its own (:data:`civlite.bots.expert.TABLE_WEIGHTS`) the search uses that one for its
-  prior and value, unless ``weights=`` names a file or ``tables=0``.
+  prior and value, unless ``weights=`` names a file or ``tables=0``. With ``value=PATH``
+  (an ``expert``-format file, e.g. from ``examples/world_value.py``) the leaves' value comes
+  from that network at its table size: one marked ``"value": "table"`` reads the dealt world
+  with every hand in view (:func:`civlite.bots.features.encode_table`), any other the
+  mover's view.
 * the move is the most visited root child. Step-by-step discards are left to the network.
 
 ``search`` picks the search by table size: ``network`` (the search above at every size),
@@ -48,7 +52,7 @@ from ..engine import DISCARD_BASE, Game, View, obs_size, sample_world
 from . import Bot, register
 from .encoding import encode_view
 from .expert import WEIGHTS, ExpertNet, check_tables, load_net, table_nets
-from .features import encode
+from .features import encode, encode_table
 from .heuristic import Evaluator, discard_on_game, evaluator
 from .ismcts import ISMCTSBot
 from .policy import Network, load_network
@@ -88,7 +92,7 @@ class ChampionBot(Bot):
     def __init__(self, seed: int | None = None, iterations: int | None = None, seconds: float | None = None,
                  c: float = 1.5, fpu: float = 0.2, weights: str = "", rollout: int = 0,
                  mix: float = 0.5, discards: str = "network", prior: str = "", tables: int = 1,
-                 search: str = "auto") -> None:
+                 search: str = "auto", value: str = "") -> None:
         super().__init__(seed)
         if iterations is not None and (not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS):
             raise ValueError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations!r}")
@@ -129,6 +133,12 @@ class ChampionBot(Bot):
         self.prior = str(prior)
         self.prior_net: Network | None = load_network(self.prior) if prior else None
         self._prior_buf = np.zeros(obs_size(self.prior_net.players), np.float32) if self.prior_net else None
+        self.value = str(value)
+        self.value_net: ExpertNet | None = load_net(self.value) if value else None
+        # a table-value network (meta "value": "table") reads the dealt world with every hand
+        # in view (features.encode_table); another one, the mover's view
+        self._value_table = bool(self.value_net is not None and self.value_net.meta.get("value") == "table")
+        self._value_players = int(self.value_net.meta.get("players", 0)) if self.value_net is not None else 0
         self.last_iterations = 0
 
     @property
@@ -156,6 +166,8 @@ class ChampionBot(Bot):
             opts.append("tables=0")
         if self.search_kind != "auto":
             opts.append(f"search={self.search_kind}")
+        if self.value:
+            opts.append(f"value={self.value}")
         return self.name + (":" + ",".join(opts) if opts else "")
 
     def net_for(self, players: int) -> ExpertNet:
@@ -263,18 +275,22 @@ class ChampionBot(Bot):
     def _score(self, node: _Node, world: Game, legal: list[int]) -> float:
         """Fill ``node.prior`` from the mover's view in ``world``; the mover's value there."""
         view = world.view(node.mover)
-        logits, v = self.net.forward(encode(view))
+        logits, head = self.net.forward(encode(view))
+        v = float(head)
         pn = self.prior_net
         if pn is not None and pn.players == world.n:  # the prior from a network of this table size
             assert self._prior_buf is not None
             logits = pn.logits(policy_features(encode_view(view, out=self._prior_buf)))
+        vn = self.value_net
+        if vn is not None and self._value_players in (0, world.n):  # the leaf's value from that network
+            v = vn.value(encode_table(world, node.mover) if self._value_table else encode(view))
         sc = [float(logits[a]) for a in legal]
         top = max(sc)
         ex = [math.exp(x - top) for x in sc]
         tot = sum(ex)
         node.logits, node.top, node.total = logits, top, tot
         node.prior = {a: e / tot for a, e in zip(legal, ex, strict=True)}
-        return float(v)
+        return v
 
     @staticmethod
     def _extend(node: _Node, legal: list[int]) -> None:
@@ -385,4 +401,5 @@ def _result(world: Game) -> list[float]:
 
 
 register("champion", ChampionBot,
-         ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards", "prior", "tables", "search"))
+         ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards", "prior", "tables", "search",
+          "value"))

@@ -91,6 +91,11 @@ class ExpertNet:
         out: np.ndarray = self.hidden(x) @ self.wp + self.bp
         return out
 
+    def value(self, x: np.ndarray) -> float:
+        """The value head alone: the win probability for one encoding ``x``."""
+        v = float((self.hidden(x) @ self.wv + self.bv)[0])
+        return 1.0 / (1.0 + math.exp(-v))
+
     def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(action scores, win probability)`` for encodings ``x`` (one row or a batch)."""
         h = self.hidden(x)

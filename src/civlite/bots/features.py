@@ -20,7 +20,7 @@ from typing import Final
 
 import numpy as np
 
-from ..engine import View
+from ..engine import Game, View
 from ..engine.cards import SUIT_OF
 
 #: counts (cards, CT, turns) are multiplied by this
@@ -181,6 +181,27 @@ def encode(view: View) -> np.ndarray:
     x[_TAIL + 4] = (view.supply or 0) * s
     x[_TAIL + 5] = 1.0
     return np.array(x, dtype=np.float32)
+
+
+def encode_table(world: Game, seat: int) -> np.ndarray:
+    """:func:`encode` of ``seat``'s view in ``world``, with every opponent slot's ``known``
+    cards set to that opponent's whole hand (read from that opponent's own view).
+
+    For a search's *sampled* worlds only: a world dealt from the seat's view
+    (:func:`civlite.engine.sample_world`) holds hands the seat guessed, so scoring it with
+    the hands in view uses nothing the seat does not know. A value network trained on this
+    encoding (``champion``'s ``value=``) judges a dealt world, not the seat's information.
+    """
+    x = encode(world.view(seat))
+    n = world.n
+    s = SCALE
+    suit_of = SUIT_OF
+    for k in range(1, n):
+        j = OPP0 + OPP_WIDTH * (k - 1) + 4
+        x[j:j + 8] = 0.0
+        for c in world.view((seat + k) % n).hand:
+            x[j + suit_of[c.id]] += s
+    return x
 
 
 def spec_table() -> str:
