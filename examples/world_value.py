@@ -19,8 +19,8 @@ Three resumable stages (each writes whole files, so a stopped run goes on from `
 2. **Train** (torch): from ``--init`` (default: the teacher), the value head and body learn
    the results of the table encodings (binary cross-entropy); the same training on the view
    encodings is run beside it (``--compare``, written beside ``--out`` as ``*-view.npz``) so
-   that the log shows what the hands are worth to the value. The shards' last ``--holdout`` share is held out and its loss logged after
-   each epoch.
+   that the log shows what the hands are worth to the value. The shards' last ``--holdout``
+   share is held out and its loss logged after each epoch.
 3. **Gate**: ``champion:value=OUT`` plays ``--gate-games`` games against ``champion`` at the
    same iterations (``--gate-iterations``), every deal from both seats; ``--ship PATH``
    writes the network only if it scores at least ``--gate``.
@@ -36,7 +36,6 @@ Every stage appends one JSON line to ``--log``.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -45,22 +44,14 @@ from typing import Any
 
 import numpy as np
 
-from civlite.bots import Bot, make_bot
+from civlite.bots import make_bot
 from civlite.bots.expert import TABLE_WEIGHTS, WEIGHTS, ExpertNet
 from civlite.bots.features import SIZE, encode, encode_table
 from civlite.engine import DISCARD_BASE, Game
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from expert_iteration import result, save_atomic, sub_seed  # a sibling script's helpers
-
-
-def log_line(path: Path | None, row: dict[str, Any]) -> None:
-    row = {"time": time.strftime("%Y-%m-%dT%H:%M:%S"), **row}
-    print(json.dumps(row), flush=True)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a") as f:
-            f.write(json.dumps(row) + "\n")
+from distil_table_net import log_line  # sibling scripts' helpers
+from expert_iteration import play, result, save_atomic, sub_seed
 
 
 # -- 1. generation ------------------------------------------------------------------------------
@@ -83,11 +74,12 @@ def generate(teacher: ExpertNet, players: int, games: int, seed: int, sample_sha
                 continue
             x = encode(game.view(seat))
             s = teacher.logits(x)[legal].astype(np.float64)
-            if legal[0] < DISCARD_BASE:
+            choice = legal[0] < DISCARD_BASE  # what the search scores; discards are not kept
+            if choice:
                 xs.append(x)
                 ws.append(encode_table(game, seat))
                 rows.append((len(xs) - 1, seat))
-            if sample and legal[0] < DISCARD_BASE:
+            if sample and choice:
                 p = np.exp(s - s.max())
                 p /= p.sum()
                 k = min(int(np.searchsorted(np.cumsum(p), rng.random())), len(legal) - 1)
@@ -154,15 +146,6 @@ def train(init: ExpertNet, shards: list[Path], args: argparse.Namespace, key: st
 
 
 # -- 3. gate ------------------------------------------------------------------------------------
-def play(bots: list[Bot], seed: int) -> Game:
-    g = Game(len(bots), seed=seed)
-    while not g.over:
-        s = g.to_move
-        assert s is not None
-        g.apply_id(bots[s].act(g.view(s), g.legal_ids()))
-    return g
-
-
 def duel(a: str, b: str, players: int, games: int, seed: int, log: Path | None, label: str) -> float:
     """The score of one ``a`` seat against ``players - 1`` of ``b``, each deal from every seat."""
     score = 0.0

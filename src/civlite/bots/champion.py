@@ -275,7 +275,8 @@ class ChampionBot(Bot):
     def _score(self, node: _Node, world: Game, legal: list[int]) -> float:
         """Fill ``node.prior`` from the mover's view in ``world``; the mover's value there."""
         view = world.view(node.mover)
-        logits, head = self.net.forward(encode(view))
+        x = encode(view)
+        logits, head = self.net.forward(x)
         v = float(head)
         pn = self.prior_net
         if pn is not None and pn.players == world.n:  # the prior from a network of this table size
@@ -283,7 +284,7 @@ class ChampionBot(Bot):
             logits = pn.logits(policy_features(encode_view(view, out=self._prior_buf)))
         vn = self.value_net
         if vn is not None and self._value_players in (0, world.n):  # the leaf's value from that network
-            v = vn.value(encode_table(world, node.mover) if self._value_table else encode(view))
+            v = vn.value(encode_table(world, node.mover) if self._value_table else x)
         sc = [float(logits[a]) for a in legal]
         top = max(sc)
         ex = [math.exp(x - top) for x in sc]
