@@ -1,0 +1,128 @@
+"""``examples/train_table_ppo.py``: a few seconds of PPO at 3 players from the shipped
+network, with the critic that reads the hands and weight averaging (slow); the network it
+writes loads as ``expert`` weights and plays; its layers round-trip through the trainer's
+model; the critic alone reads the hands; bad arguments get a clear error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "examples" / "train_table_ppo.py"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=False)
+
+
+@pytest.mark.slow
+def test_table_ppo_trains_evaluates_and_writes_an_expert_network(tmp_path: Path) -> None:
+    pytest.importorskip("sb3_contrib")
+    from civlite.bots import make_bot
+    from civlite.bots.expert import ExpertBot
+    from civlite.engine import Game
+
+    out, log = tmp_path / "net.npz", tmp_path / "log.jsonl"
+    done = _run("--players", "3", "--minutes", "0.05", "--envs", "2", "--n-steps", "64", "--batch-size", "64",
+                "--critic-games", "2", "--eval-every", "128", "--eval-games", "3", "--value-games", "2",
+                "--seed", "5", "--oracle-critic", "--average-from", "0", "--out", str(out), "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert rows[0]["steps"] == 0 and rows[0]["kept"] is True and len(rows) >= 2
+    assert all(0 <= r["score"] <= 1 for r in rows)
+    averaged = [r for r in rows if r["network"] == "average"]
+    assert averaged and [r["averaged"] for r in averaged] == list(range(2, len(averaged) + 2))
+    kept = [r for r in rows if r.get("kept")]
+    assert kept[-1]["value"]["log_loss_after"] <= kept[-1]["value"]["log_loss_before"] + 1e-6
+    bot = make_bot(f"expert:weights={out}", seed=1)
+    assert isinstance(bot, ExpertBot) and bot.net.meta["players"] == 3 and bot.net.meta["oracle_critic"] is True
+    assert bot.net.meta["eval"]["score"] == max(r["score"] for r in rows)
+    g = Game(3, seed=4)
+    while not g.over:
+        seat = g.to_move
+        assert seat is not None
+        g.apply_id(bot.act(g.view(seat), g.legal_ids()))
+
+
+def test_table_ppo_model_holds_the_network_it_starts_from() -> None:
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from civlite.bots.expert import TABLE_WEIGHTS, ExpertNet
+    from civlite.bots.features import encode
+    from civlite.engine import Game
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    import train_table_ppo as mod
+
+    net = ExpertNet.load(TABLE_WEIGHTS[4])
+    venv = DummyVecEnv([lambda: mod.ExpertEnv(["heuristic"] * 3)])
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=16, seed=1,
+                        policy_kwargs={"net_arch": {"pi": [256, 256], "vf": [256, 256]},
+                                       "activation_fn": torch.nn.Tanh})
+    mod.load_expert(model, net)
+    back = mod.export(model, net, {"players": 4})
+    x = encode(Game(4, seed=2).view(0))
+    assert np.allclose(back.logits(x), net.logits(x), atol=1e-4)
+    with torch.no_grad():
+        _, lat_vf = model.policy.mlp_extractor(torch.as_tensor(x[None]))
+        v = float(model.policy.value_net(lat_vf)[0, 0])
+    logit = float((net.hidden(x) @ net.wv + net.bv)[0])
+    assert v == pytest.approx(logit / 2, abs=1e-4)
+    obs, _ = mod.ExpertEnv(["heuristic"] * 3).reset(seed=3)
+    assert obs.shape == x.shape
+
+
+def test_table_ppo_refuses_bad_arguments(tmp_path: Path) -> None:
+    done = _run("--players", "9", "--out", str(tmp_path / "o.npz"))
+    assert done.returncode == 2 and "--players" in done.stderr
+    done = _run("--players", "4", "--init", str(tmp_path / "missing.npz"), "--out", str(tmp_path / "o.npz"))
+    assert done.returncode == 2 and "missing.npz" in done.stderr
+    done = _run("--players", "4", "--opponent", "nosuchbot", "--out", str(tmp_path / "o.npz"))
+    assert done.returncode == 2 and "nosuchbot" in done.stderr
+    assert not (tmp_path / "o.npz").exists()
+
+
+def test_table_ppo_oracle_critic_reads_the_hands_and_the_actor_only_the_view() -> None:
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from civlite.bots.expert import TABLE_WEIGHTS, ExpertNet
+    from civlite.bots.features import SIZE, encode, encode_table
+    from civlite.engine import Game
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    import train_table_ppo as mod
+
+    net = ExpertNet.load(TABLE_WEIGHTS[3])
+    env = mod.ExpertEnv(["heuristic"] * 2, oracle=True)
+    model = MaskablePPO(mod.oracle_policy(), DummyVecEnv([lambda: env]), n_steps=16, batch_size=16, seed=1,
+                        policy_kwargs={"net_arch": {"pi": [256, 256], "vf": [256, 256]},
+                                       "activation_fn": torch.nn.Tanh})
+    mod.load_expert(model, net)
+    g = Game(3, seed=7)
+    obs = mod.observe(g, 0, oracle=True)
+    assert obs.shape == (2 * SIZE,)
+    assert np.array_equal(obs[:SIZE], encode(g.view(0))) and np.array_equal(obs[SIZE:], encode_table(g, 0))
+    x = torch.as_tensor(obs[None])
+    other = x.clone()
+    other[0, SIZE:] += 1.0  # other hands: the actor must not notice
+    with torch.no_grad():
+        pol = model.policy
+        logits = pol.action_net(pol.mlp_extractor.forward_actor(x))
+        assert torch.equal(logits, pol.action_net(pol.mlp_extractor.forward_actor(other)))
+        v = float(pol.value_net(pol.mlp_extractor.forward_critic(x))[0, 0])
+    assert np.allclose(logits.numpy()[0], net.logits(obs[:SIZE]), atol=1e-4)
+    assert v == pytest.approx(float((net.hidden(obs[:SIZE]) @ net.wv + net.bv)[0]) / 2, abs=1e-4)
+    back = mod.export(model, net, {"players": 3})
+    assert back.w0.shape == (SIZE, 256) and np.allclose(back.logits(obs[:SIZE]), net.logits(obs[:SIZE]), atol=1e-4)
