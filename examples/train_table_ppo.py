@@ -271,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the critic also reads every opponent's hand (training only; the actor reads the view)")
     ap.add_argument("--average-from", type=int, default=None,
                     help="from this step on, also evaluate the mean of the actor's weights at every evaluation "
-                         "since (a weight average, as in stochastic weight averaging)")
+                         "since (a weight average, as in stochastic weight averaging); the latest is written "
+                         "beside --out as NAME-average.npz")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
     ap.add_argument("--out", type=Path, required=True, help="where the best network so far is written")
@@ -349,9 +350,12 @@ def main(argv: list[str] | None = None) -> int:
         avg["count"] += 1
         if avg["count"] > 1:
             mean = {k: v / avg["count"] for k, v in avg["sum"].items()}
-            consider(ExpertNet({**mean, "wv": init.wv, "bv": init.bv},
-                               {**meta, "averaged": {"from": a.average_from, "checkpoints": avg["count"]}}),
-                     steps, "average")
+            average = ExpertNet({**mean, "wv": init.wv, "bv": init.bv},
+                                {**meta, "averaged": {"from": a.average_from, "checkpoints": avg["count"]}})
+            consider(average, steps, "average")
+            # the latest average is written whatever its score, its value head refitted
+            fit_value(average, a.players, a.value_games, a.opponent, sub_seed(a.seed, "value", steps))
+            average.save(a.out.with_name(a.out.stem + "-average.npz"))
 
     checkpoint(0)
 

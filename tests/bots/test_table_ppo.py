@@ -25,7 +25,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_table_ppo_trains_evaluates_and_writes_an_expert_network(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     from civlite.bots import make_bot
-    from civlite.bots.expert import ExpertBot
+    from civlite.bots.expert import ExpertBot, ExpertNet
     from civlite.engine import Game
 
     out, log = tmp_path / "net.npz", tmp_path / "log.jsonl"
@@ -38,6 +38,8 @@ def test_table_ppo_trains_evaluates_and_writes_an_expert_network(tmp_path: Path)
     assert all(0 <= r["score"] <= 1 for r in rows)
     averaged = [r for r in rows if r["network"] == "average"]
     assert averaged and [r["averaged"] for r in averaged] == list(range(2, len(averaged) + 2))
+    average = ExpertNet.load(tmp_path / "net-average.npz")
+    assert average.meta["averaged"]["checkpoints"] == averaged[-1]["averaged"]
     kept = [r for r in rows if r.get("kept")]
     assert kept[-1]["value"]["log_loss_after"] <= kept[-1]["value"]["log_loss_before"] + 1e-6
     bot = make_bot(f"expert:weights={out}", seed=1)
