@@ -12,9 +12,11 @@ The weights ship in the package as ``expert.npz``; they were trained by
 against a league of its past versions, ``heuristic`` and ``ismcts``). Beside it ship
 networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`: the 2-player
 one, ``expert-2p.npz``, distilled by ``examples/distil_table_net.py`` from the 2-player
-``policy`` network, with a value head learned from that network's games; the 3- and
-4-player ones, ``expert-3p.npz`` and ``expert-4p.npz``, the all-sizes network fine-tuned by
-PPO at that size against ``heuristic``): at that size the bot plays with it (``tables=0``:
+``policy`` network, with a value head learned from that network's games; the 4-player
+one, ``expert-4p.npz``, the all-sizes network fine-tuned by PPO at that size against
+``heuristic``; the 3-player one, ``expert-3p.npz``, trained on from such a network by
+``examples/train_table_ppo.py``, MaskablePPO against ``heuristic`` with a critic that read
+the true hands during training): at that size the bot plays with it (``tables=0``:
 the all-sizes network everywhere). ``weights=PATH`` loads another file written by those
 scripts and plays it at every size; ``sample=1`` draws from the policy (at ``temperature``)
 instead of playing its best action.
