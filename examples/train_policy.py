@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -96,8 +97,6 @@ def fit_critic(model: Any, net: Network, games: int, gamma: float, seed: int, ep
                opponent: str = "heuristic") -> None:
     """Fit the critic to the discounted returns of ``net`` (arg-max) against ``opponent``, so
     that PPO's first updates of a loaded actor have sensible advantages."""
-    import torch
-
     xs: list[np.ndarray] = []
     rets: list[float] = []
     for i in range(games):
@@ -119,11 +118,19 @@ def fit_critic(model: Any, net: Network, games: int, gamma: float, seed: int, ep
         r = g.returns()[me]
         xs += mine
         rets += [r * gamma ** (len(mine) - 1 - j) for j in range(len(mine))]
+    fit_critic_to(model, xs, rets, epochs, lr=1e-3)
+
+
+def fit_critic_to(model: Any, xs: list[np.ndarray], rets: list[float], epochs: int, lr: float) -> None:
+    """Fit a MaskablePPO model's critic (its value layers alone) to the returns ``rets`` of
+    the observations ``xs`` by squared error."""
+    import torch
+
     x_t = torch.as_tensor(np.array(xs))
     r_t = torch.as_tensor(np.array(rets, np.float32))
     pol = model.policy
     params = [*pol.mlp_extractor.value_net.parameters(), *pol.value_net.parameters()]
-    opt = torch.optim.Adam(params, lr=1e-3)
+    opt = torch.optim.Adam(params, lr=lr)
     for ep in range(epochs):
         perm = torch.randperm(len(r_t))
         tot = 0.0
@@ -136,6 +143,25 @@ def fit_critic(model: Any, net: Network, games: int, gamma: float, seed: int, ep
             opt.step()
             tot += float(loss.detach()) * len(idx)
         print(f"critic epoch {ep + 1}: squared error {tot / len(r_t):.3f} on {len(r_t)} decisions", flush=True)
+
+
+def budget_callback(every: int, deadline: float, checkpoint: Callable[[int], None]) -> Any:
+    """An sb3 callback that calls ``checkpoint(steps)`` every ``every`` steps and stops the
+    training at ``deadline`` (a :func:`time.perf_counter` time)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Budget(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.next_eval = every
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self.next_eval:
+                self.next_eval += every
+                checkpoint(self.num_timesteps)
+            return time.perf_counter() < deadline
+
+    return Budget()
 
 
 def evaluate(net: Network, games: int, opponent: str = "heuristic", seed: int = 10_000_000) -> float:
@@ -255,7 +281,6 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     torch.set_num_threads(a.threads)
@@ -302,18 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                    opponent=a.opponent)
         checkpoint(0)
 
-    class Budget(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            self.next_eval = a.eval_every
-
-        def _on_step(self) -> bool:
-            if self.num_timesteps >= self.next_eval:
-                self.next_eval += a.eval_every
-                checkpoint(self.num_timesteps)
-            return time.perf_counter() < deadline
-
-    model.learn(total_timesteps=a.timesteps, callback=Budget())
+    model.learn(total_timesteps=a.timesteps, callback=budget_callback(a.eval_every, deadline, checkpoint))
     checkpoint(int(model.num_timesteps))
     print(f"done: {model.num_timesteps} steps in {time.perf_counter() - t0:.0f}s; best score {best[0]:.1%}", flush=True)
     return 0

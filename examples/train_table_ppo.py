@@ -27,7 +27,6 @@ Needs the ``train`` extra (sb3-contrib and torch)::
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -45,7 +44,9 @@ from civlite.rl.gymnasium import SingleAgentEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
+from distil_table_net import log_line  # noqa: E402  (sibling scripts' helpers)
 from expert_iteration import match, sub_seed  # noqa: E402
+from train_policy import budget_callback, fit_critic_to  # noqa: E402
 
 
 def observe(g: Game, seat: int, oracle: bool) -> np.ndarray:
@@ -210,8 +211,6 @@ def fit_critic(model: Any, net: ExpertNet, players: int, games: int, gamma: floa
                oracle: bool = False, epochs: int = 5) -> None:
     """Fit the critic to the discounted returns (+1 win, -1 else) of ``net``'s games, so that
     PPO's first updates have sensible advantages."""
-    import torch
-
     xs: list[np.ndarray] = []
     rets: list[float] = []
     for i in range(games):  # one game at a time: the discount counts the learner's decisions
@@ -219,23 +218,7 @@ def fit_critic(model: Any, net: ExpertNet, players: int, games: int, gamma: floa
         k = len(y)
         xs += list(x)
         rets += [(2 * float(y[j]) - 1) * gamma ** (k - 1 - j) for j in range(k)]
-    x_t = torch.as_tensor(np.array(xs))
-    r_t = torch.as_tensor(np.array(rets, np.float32))
-    pol = model.policy
-    params = [*pol.mlp_extractor.value_net.parameters(), *pol.value_net.parameters()]
-    opt = torch.optim.Adam(params, lr=3e-4)
-    for ep in range(epochs):
-        perm = torch.randperm(len(r_t))
-        tot = 0.0
-        for k in range(0, len(r_t), 512):
-            idx = perm[k:k + 512]
-            _, lat_vf = pol.mlp_extractor(x_t[idx])
-            loss = torch.nn.functional.mse_loss(pol.value_net(lat_vf).squeeze(-1), r_t[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            tot += float(loss.detach()) * len(idx)
-        print(f"critic epoch {ep + 1}: squared error {tot / len(r_t):.3f} on {len(r_t)} decisions", flush=True)
+    fit_critic_to(model, xs, rets, epochs, lr=3e-4)
 
 
 def shown(path: Path) -> str:
@@ -289,7 +272,6 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     torch.set_num_threads(a.threads)
@@ -317,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     #: the running sum of the actor's weights at the evaluations from --average-from on
     avg: dict[str, Any] = {"sum": None, "count": 0}
 
-    def consider(net: ExpertNet, steps: int, kind: str) -> None:
+    def consider(net: ExpertNet, steps: int, kind: str, value: dict[str, float] | None = None) -> None:
+        """Evaluate ``net``; keep it in ``--out`` if it is the best so far (its value head
+        refitted unless ``value`` gives that refit's log already)."""
         score = match(net, a.opponent, a.players, a.eval_games, a.eval_seed)
         line: dict[str, Any] = {"steps": steps, "seconds": round(time.perf_counter() - t0, 1),
                                 "network": kind, "eval_games": a.eval_games, "score": score}
@@ -325,17 +309,14 @@ def main(argv: list[str] | None = None) -> int:
             line["averaged"] = avg["count"]
         if score > best[0]:
             best[0] = score
-            line["value"] = fit_value(net, a.players, a.value_games, a.opponent, sub_seed(a.seed, "value", steps))
+            line["value"] = value or fit_value(net, a.players, a.value_games, a.opponent,
+                                               sub_seed(a.seed, "value", steps))
             net.meta["eval"] = {"opponent": a.opponent, "games": a.eval_games, "score": score, "steps": steps,
                                 "network": kind}
             a.out.parent.mkdir(parents=True, exist_ok=True)
             net.save(a.out)
             line["kept"] = True
-        print(json.dumps(line), flush=True)
-        if a.log:
-            a.log.parent.mkdir(parents=True, exist_ok=True)
-            with a.log.open("a") as f:
-                f.write(json.dumps(line) + "\n")
+        log_line(a.log, line)
 
     def checkpoint(steps: int) -> None:
         meta = {"players": a.players, "trained_by": "examples/train_table_ppo.py", "init": shown(init_path),
@@ -352,25 +333,14 @@ def main(argv: list[str] | None = None) -> int:
             mean = {k: v / avg["count"] for k, v in avg["sum"].items()}
             average = ExpertNet({**mean, "wv": init.wv, "bv": init.bv},
                                 {**meta, "averaged": {"from": a.average_from, "checkpoints": avg["count"]}})
-            consider(average, steps, "average")
             # the latest average is written whatever its score, its value head refitted
-            fit_value(average, a.players, a.value_games, a.opponent, sub_seed(a.seed, "value", steps))
+            value = fit_value(average, a.players, a.value_games, a.opponent, sub_seed(a.seed, "value", steps))
+            consider(average, steps, "average", value)
             average.save(a.out.with_name(a.out.stem + "-average.npz"))
 
     checkpoint(0)
 
-    class Budget(BaseCallback):
-        def __init__(self) -> None:
-            super().__init__()
-            self.next_eval = a.eval_every
-
-        def _on_step(self) -> bool:
-            if self.num_timesteps >= self.next_eval:
-                self.next_eval += a.eval_every
-                checkpoint(self.num_timesteps)
-            return time.perf_counter() < deadline
-
-    model.learn(total_timesteps=a.timesteps, callback=Budget())
+    model.learn(total_timesteps=a.timesteps, callback=budget_callback(a.eval_every, deadline, checkpoint))
     checkpoint(int(model.num_timesteps))
     print(f"done: {model.num_timesteps} steps in {time.perf_counter() - t0:.0f}s; best score {best[0]:.1%}", flush=True)
     return 0
