@@ -4,7 +4,10 @@ One learning seat (a different one each game) against ``--opponent`` in every ot
 a ``--players``-seat table (:class:`civlite.rl.gymnasium.SingleAgentEnv`); the network reads
 :func:`civlite.bots.features.encode` of the seat's view, as ``expert`` does, and picks among
 the legal compact actions (MaskablePPO reads ``action_masks()``). Reward: +1 win, -1 loss,
-0 at the turn limit.
+0 at the turn limit. With ``--shipped-seats K``, K of the other seats play the network the
+run starts from, frozen (their places rotate over the parallel environments): a
+head-to-head term, so that what the learner finds is not only a way to exploit
+``--opponent``.
 
 The actor starts from an ``expert``-format network (``--init``; by default the one that
 ships for that size): its two ``tanh`` layers and policy head become the actor's layers,
@@ -221,6 +224,14 @@ def fit_critic(model: Any, net: ExpertNet, players: int, games: int, gamma: floa
     fit_critic_to(model, xs, rets, epochs, lr=3e-4)
 
 
+def lineup(opponent: str, shipped: str, players: int, shipped_seats: int, env: int) -> list[str]:
+    """The bots of the other seats in environment ``env``: ``shipped_seats`` of them
+    ``shipped``, at places that rotate with ``env``, the rest ``opponent``."""
+    others = players - 1
+    places = {(env + k) % others for k in range(shipped_seats)}
+    return [shipped if i in places else opponent for i in range(others)]
+
+
 def shown(path: Path) -> str:
     """``path`` relative to the repository when it lies inside it (a weights file's meta
     names no machine's directories)."""
@@ -235,7 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", type=int, required=True, help="the table size (2 to 8)")
     ap.add_argument("--init", type=Path, default=None,
                     help="expert-format weights to start from (default: the network that ships for --players)")
-    ap.add_argument("--opponent", default="heuristic", help="the bot in every other seat")
+    ap.add_argument("--opponent", default="heuristic",
+                    help="the bot in every other seat (less --shipped-seats), and the evaluations' opponent")
+    ap.add_argument("--shipped-seats", type=int, default=0,
+                    help="of the other seats, how many play the network the run starts from (frozen), "
+                         "their places rotating over the environments: a head-to-head term, so that the "
+                         "learner does not only learn to exploit --opponent")
     ap.add_argument("--minutes", type=float, default=60.0, help="wall-clock budget")
     ap.add_argument("--timesteps", type=int, default=100_000_000)
     ap.add_argument("--envs", type=int, default=16)
@@ -263,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if not 2 <= a.players <= 8:
         ap.error(f"--players must be 2 to 8, got {a.players}")
+    if not 0 <= a.shipped_seats < a.players:
+        ap.error(f"--shipped-seats must be 0 to {a.players - 1} (the other seats), got {a.shipped_seats}")
     init_path = a.init or TABLE_WEIGHTS.get(a.players, WEIGHTS)
     try:
         init = ExpertNet.load(init_path)
@@ -278,8 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     random.seed(a.seed)
     np.random.seed(a.seed)
     torch.manual_seed(a.seed)
-    opponents = [a.opponent] * (a.players - 1)
-    venv = DummyVecEnv([lambda: ExpertEnv(opponents, a.oracle_critic) for _ in range(a.envs)])
+    lineups = [lineup(a.opponent, f"expert:weights={init_path}", a.players, a.shipped_seats, i)
+               for i in range(a.envs)]
+    venv = DummyVecEnv([lambda seats=seats: ExpertEnv(seats, a.oracle_critic) for seats in lineups])
     venv.seed(a.seed)
     hidden = [int(init.w0.shape[1]), int(init.w1.shape[1])]
     model = MaskablePPO(
@@ -293,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
                oracle=a.oracle_critic)
     deadline = t0 + 60.0 * a.minutes
     best = [-1.0]
-    print(f"MaskablePPO from {shown(init_path)} at {a.players} players against {a.opponent}; "
+    print(f"MaskablePPO from {shown(init_path)} at {a.players} players against {a.opponent}"
+          f"{f' ({a.shipped_seats} seats the starting network)' if a.shipped_seats else ''}; "
           f"evaluating every {a.eval_every} steps on {a.eval_games} games", flush=True)
 
     #: the running sum of the actor's weights at the evaluations from --average-from on
@@ -321,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     def checkpoint(steps: int) -> None:
         meta = {"players": a.players, "trained_by": "examples/train_table_ppo.py", "init": shown(init_path),
                 "steps": steps, "seed": a.seed,
-                "oracle_critic": a.oracle_critic}
+                "oracle_critic": a.oracle_critic, "shipped_seats": a.shipped_seats}
         net = export(model, init, meta)
         consider(net, steps, "current")
         if a.average_from is None or steps < a.average_from:

@@ -1,7 +1,8 @@
 """``examples/train_table_ppo.py``: a few seconds of PPO at 3 players from the shipped
-network, with the critic that reads the hands and weight averaging (slow); the network it
-writes loads as ``expert`` weights and plays; its layers round-trip through the trainer's
-model; the critic alone reads the hands; bad arguments get a clear error."""
+network, with the critic that reads the hands, weight averaging and one seat of the
+starting network (slow); the network it writes loads as ``expert`` weights and plays; its
+layers round-trip through the trainer's model; the critic alone reads the hands; the
+starting network's seats rotate over the environments; bad arguments get a clear error."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_table_ppo_trains_evaluates_and_writes_an_expert_network(tmp_path: Path)
     out, log = tmp_path / "net.npz", tmp_path / "log.jsonl"
     done = _run("--players", "3", "--minutes", "0.05", "--envs", "2", "--n-steps", "64", "--batch-size", "64",
                 "--critic-games", "2", "--eval-every", "128", "--eval-games", "3", "--value-games", "2",
-                "--seed", "5", "--oracle-critic", "--average-from", "0", "--out", str(out), "--log", str(log))
+                "--seed", "5", "--oracle-critic", "--average-from", "0", "--shipped-seats", "1", "--out", str(out), "--log", str(log))
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     assert rows[0]["steps"] == 0 and rows[0]["kept"] is True and len(rows) >= 2
@@ -44,6 +45,7 @@ def test_table_ppo_trains_evaluates_and_writes_an_expert_network(tmp_path: Path)
     assert kept[-1]["value"]["log_loss_after"] <= kept[-1]["value"]["log_loss_before"] + 1e-6
     bot = make_bot(f"expert:weights={out}", seed=1)
     assert isinstance(bot, ExpertBot) and bot.net.meta["players"] == 3 and bot.net.meta["oracle_critic"] is True
+    assert bot.net.meta["shipped_seats"] == 1
     assert bot.net.meta["eval"]["score"] == max(r["score"] for r in rows)
     g = Game(3, seed=4)
     while not g.over:
@@ -90,6 +92,8 @@ def test_table_ppo_refuses_bad_arguments(tmp_path: Path) -> None:
     assert done.returncode == 2 and "missing.npz" in done.stderr
     done = _run("--players", "4", "--opponent", "nosuchbot", "--out", str(tmp_path / "o.npz"))
     assert done.returncode == 2 and "nosuchbot" in done.stderr
+    done = _run("--players", "4", "--shipped-seats", "4", "--out", str(tmp_path / "o.npz"))
+    assert done.returncode == 2 and "--shipped-seats must be 0 to 3" in done.stderr
     assert not (tmp_path / "o.npz").exists()
 
 
@@ -128,3 +132,16 @@ def test_table_ppo_oracle_critic_reads_the_hands_and_the_actor_only_the_view() -
     assert v == pytest.approx(float((net.hidden(obs[:SIZE]) @ net.wv + net.bv)[0]) / 2, abs=1e-4)
     back = mod.export(model, net, {"players": 3})
     assert back.w0.shape == (SIZE, 256) and np.allclose(back.logits(obs[:SIZE]), net.logits(obs[:SIZE]), atol=1e-4)
+
+
+def test_table_ppo_shipped_seats_rotate_over_the_environments() -> None:
+    sys.path.insert(0, str(SCRIPT.parent))
+    import train_table_ppo as mod
+
+    seats = [mod.lineup("heuristic", "expert:weights=x.npz", 4, 1, env) for env in range(4)]
+    assert seats[0] == ["expert:weights=x.npz", "heuristic", "heuristic"]
+    assert seats[1] == ["heuristic", "expert:weights=x.npz", "heuristic"]
+    assert seats[3] == seats[0]
+    assert all(s.count("expert:weights=x.npz") == 1 for s in seats)
+    assert mod.lineup("heuristic", "expert", 4, 0, 2) == ["heuristic"] * 3
+    assert mod.lineup("heuristic", "expert", 3, 2, 1) == ["expert", "expert"]
