@@ -12,7 +12,8 @@ The weights ship in the package as ``expert.npz``; they were trained by
 against a league of its past versions, ``heuristic`` and ``ismcts``). Beside it ship
 networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`: the 2-player
 one, ``expert-2p.npz``, distilled by ``examples/distil_table_net.py`` from the 2-player
-``policy`` network, with a value head learned from that network's games; the 4-player
+``policy`` network, then trained on by ``examples/train_table_ppo.py`` as the 3-player one
+was; the 4-player
 one, ``expert-4p.npz``, the all-sizes network fine-tuned by PPO at that size against
 ``heuristic``; the 3-player one, ``expert-3p.npz``, trained on from such a network by
 ``examples/train_table_ppo.py``, MaskablePPO against ``heuristic`` with a critic that read
