@@ -109,9 +109,9 @@ LEVEL_NOTES: dict[str, str] = {
     "hard": "learned networks (one each for 2, 3 and 4 players), instant",
     "champion": "searches: with the network at 2 players, with heuristic rollouts at 3 to 8; about a fifth of a second a move",
 }
-#: each level's rating on the 2-player ladder (Elo with medium at 1500, 200 to 800 games a
-#: pair, ±25 or less; ``civlite ladder``, benchmarks/results/ladder), shown beside the level
-LEVEL_RATINGS: dict[str, int | None] = {"easy": 1224, "medium": 1500, "hard": 1856, "champion": 1883}
+#: each level's rating on the 2-player ladder (Elo with medium at 1500, 200 to 1,600 games a
+#: pair, ±17 or less; ``civlite ladder``, benchmarks/results/ladder), shown beside the level
+LEVEL_RATINGS: dict[str, int | None] = {"easy": 1268, "medium": 1500, "hard": 1857, "champion": 1859}
 
 
 def level_label(level: str) -> str:
