@@ -16,8 +16,8 @@ one, ``expert-2p.npz``, distilled by ``examples/distil_table_net.py`` from the 2
 was; the 4-player
 one, ``expert-4p.npz``, the all-sizes network fine-tuned by PPO at that size against
 ``heuristic``; the 3-player one, ``expert-3p.npz``, trained on from such a network by
-``examples/train_table_ppo.py``, MaskablePPO against ``heuristic`` with a critic that read
-the true hands during training): at that size the bot plays with it (``tables=0``:
+``examples/train_table_ppo.py`` in two rounds, MaskablePPO against ``heuristic`` with a
+critic that read the true hands during training): at that size the bot plays with it (``tables=0``:
 the all-sizes network everywhere). ``weights=PATH`` loads another file written by those
 scripts and plays it at every size; ``sample=1`` draws from the policy (at ``temperature``)
 instead of playing its best action.
