@@ -10,17 +10,20 @@ the seat's view and nothing else, so it cannot read hidden cards.
 The weights ship in the package as ``expert.npz``; they were trained by
 ``examples/train_expert.py`` (imitation of ``heuristic`` as a start, then self-play
 against a league of its past versions, ``heuristic`` and ``ismcts``). Beside it ship
-networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`: the 2-player
-one, ``expert-2p.npz``, distilled by ``examples/distil_table_net.py`` from the 2-player
-``policy`` network, then trained on by ``examples/train_table_ppo.py`` as the 3-player one
-was; the 4-player
-one, ``expert-4p.npz``, the all-sizes network fine-tuned by PPO at that size against
-``heuristic``; the 3-player one, ``expert-3p.npz``, trained on from such a network by
-``examples/train_table_ppo.py`` in two rounds, MaskablePPO against ``heuristic`` with a
-critic that read the true hands during training): at that size the bot plays with it (``tables=0``:
-the all-sizes network everywhere). ``weights=PATH`` loads another file written by those
-scripts and plays it at every size; ``sample=1`` draws from the policy (at ``temperature``)
-instead of playing its best action.
+networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`):
+
+* ``expert-2p.npz``, distilled by ``examples/distil_table_net.py`` from the 2-player
+  ``policy`` network, then trained on by ``examples/train_table_ppo.py``;
+* ``expert-3p.npz``, the 4-player recipe's network at 3 players, then trained on by
+  ``examples/train_table_ppo.py`` in two rounds;
+* ``expert-4p.npz``, the all-sizes network fine-tuned by PPO at that size against
+  ``heuristic``.
+
+``train_table_ppo.py`` is MaskablePPO against ``heuristic`` with a critic that read the
+true hands during training. At a table size with a network of its own the bot plays with
+it (``tables=0``: the all-sizes network everywhere). ``weights=PATH`` loads another file
+written by those scripts and plays it at every size; ``sample=1`` draws from the policy
+(at ``temperature``) instead of playing its best action.
 """
 
 from __future__ import annotations
