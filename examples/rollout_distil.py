@@ -352,7 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     if not best_path.exists():
         init = args.init or TABLE_WEIGHTS.get(args.players, WEIGHTS)
         ExpertNet.load(init).save(best_path, half=False)
-        log({"stage": "init", "from": str(init), "players": args.players})
+        root = Path(__file__).resolve().parents[1]
+        shown = init.resolve().relative_to(root) if init.resolve().is_relative_to(root) else init
+        log({"stage": "init", "from": str(shown), "players": args.players})
     if args.measure_teacher:
         log(measure(ExpertNet.load(best_path), args))
         return 0
