@@ -44,6 +44,7 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +141,53 @@ def save_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
 
 
 # -- 2. training --------------------------------------------------------------------------------
+def torch_net(net: ExpertNet) -> tuple[dict[str, Any], Callable[[Any], tuple[Any, Any]]]:
+    """``net``'s weights as torch parameters, and its forward pass on them: (action scores,
+    value logit) for a batch of encodings."""
+    import torch
+    from torch import nn
+
+    params = {k: nn.Parameter(torch.from_numpy(np.array(getattr(net, k), np.float32)))
+              for k in ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")}
+
+    def forward(xb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = torch.tanh(torch.tanh(xb @ params["w0"] + params["b0"]) @ params["w1"] + params["b1"])
+        return h @ params["wp"] + params["bp"], (h @ params["wv"] + params["bv"])[:, 0]
+
+    return params, forward
+
+
+def fit(params: dict[str, Any], trained: Sequence[str], forward: Callable[[Any], tuple[Any, Any]], x: Any,
+        mask: Any, soft: Any, value_loss: Callable[[Any, Any], Any], args: argparse.Namespace,
+        gen: Any) -> list[tuple[float, float]]:
+    """Adam on the ``trained`` parameters for ``args.epochs`` epochs of ``args.minibatch``
+    positions: cross-entropy of the legal moves' scores to the ``soft`` targets, plus
+    ``args.vf`` times ``value_loss(value logits, batch indices)``. The mean of both terms
+    for each epoch."""
+    import torch
+
+    opt = torch.optim.Adam([params[k] for k in trained], lr=args.lr)
+    n = x.shape[0]
+    out: list[tuple[float, float]] = []
+    for _ in range(args.epochs):
+        perm = torch.randperm(n, generator=gen)
+        tot_ce = tot_v = 0.0
+        for k in range(0, n, args.minibatch):
+            idx = perm[k:k + args.minibatch]
+            logits, v = forward(x[idx])
+            logp = torch.log_softmax(logits.masked_fill(~mask[idx], -1e9), dim=-1)
+            ce = -(soft[idx] * logp).sum(-1).mean()
+            vl = value_loss(v, idx)
+            loss = ce + args.vf * vl
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            tot_ce += ce.item() * len(idx)
+            tot_v += vl.item() * len(idx)
+        out.append((tot_ce / max(1, n), tot_v / max(1, n)))
+    return out
+
+
 def train(best: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: int) -> tuple[ExpertNet, dict[str, Any]]:
     import torch
     from torch import nn
@@ -155,18 +203,11 @@ def train(best: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: i
     q = np.concatenate([d["q"] for d in data])
     z = np.concatenate([d["z"] for d in data])
     target_v = torch.from_numpy(((1 - args.q_share) * z + args.q_share * q).astype(np.float32))
-    params = {k: nn.Parameter(torch.from_numpy(np.array(getattr(best, k), np.float32)))
-              for k in ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")}
+    params, forward = torch_net(best)
     # --train policy-head: the body and the value head stay as they were, and the scores of
     # the actions never searched (the discards) with them: only the policy head's columns of
     # the searched actions move
     trained = ("wp", "bp") if args.train == "policy-head" else tuple(params)
-    opt = torch.optim.Adam([params[k] for k in trained], lr=args.lr)
-
-    def forward(xb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = torch.tanh(torch.tanh(xb @ params["w0"] + params["b0"]) @ params["w1"] + params["b1"])
-        return h @ params["wp"] + params["bp"], (h @ params["wv"] + params["bv"])[:, 0]
-
     n = x.shape[0]
     stats: dict[str, Any] = {"samples": int(n), "shards": len(shards)}
 
@@ -178,22 +219,10 @@ def train(best: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: i
         return round(float((mine == pi.argmax(-1)).float().mean()), 4)
 
     stats["agreement_before"] = agreement()
-    for epoch in range(args.epochs):
-        perm = torch.randperm(n, generator=gen)
-        tot_ce = tot_v = 0.0
-        for k in range(0, n, args.minibatch):
-            idx = perm[k:k + args.minibatch]
-            logits, v = forward(x[idx])
-            logp = torch.log_softmax(logits.masked_fill(~mask[idx], -1e9), dim=-1)
-            ce = -(pi[idx] * logp).sum(-1).mean()
-            vl = nn.functional.binary_cross_entropy_with_logits(v, target_v[idx])
-            loss = ce + args.vf * vl
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            tot_ce += ce.item() * len(idx)
-            tot_v += vl.item() * len(idx)
-        stats[f"epoch{epoch}"] = {"cross_entropy": round(tot_ce / max(1, n), 4), "value_bce": round(tot_v / max(1, n), 4)}
+    epochs = fit(params, trained, forward, x, mask, pi,
+                 lambda v, idx: nn.functional.binary_cross_entropy_with_logits(v, target_v[idx]), args, gen)
+    for epoch, (ce, vl) in enumerate(epochs):
+        stats[f"epoch{epoch}"] = {"cross_entropy": round(ce, 4), "value_bce": round(vl, 4)}
     stats["agreement_after"] = agreement()
     arrays = {k: p.detach().numpy().copy() for k, p in params.items()}
     return ExpertNet(arrays, {**best.meta, "trainer": "examples/expert_iteration.py"}), stats

@@ -49,21 +49,21 @@ from typing import Any
 import numpy as np
 
 from civlite.bots import make_bot
-from civlite.bots.expert import TABLE_WEIGHTS, WEIGHTS, ExpertNet
+from civlite.bots.expert import TABLE_WEIGHTS, WEIGHTS, ExpertBot, ExpertNet
 from civlite.bots.features import SIZE, encode
 from civlite.bots.heuristic import Evaluator, discard_on_game, evaluator, policy_on_game
 from civlite.bots.ismcts import ISMCTSBot
 from civlite.engine import DISCARD_BASE, NUM_ACTIONS, Game, View, sample_world
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from expert_iteration import match, result, save_atomic, sub_seed
+from expert_iteration import fit, match, result, save_atomic, sub_seed, torch_net
 
 
 class RolloutImprover:
     """One step of policy improvement over ``net`` by truncated rollouts in sampled worlds."""
 
     def __init__(self, net: ExpertNet, seed: int, worlds: int = 32, depth: int = 8, bonus: float = 0.02) -> None:
-        self.net = net
+        self.player = ExpertBot(seed=0, net=net)  # the network's own (best) move
         self.rng = random.Random(seed)
         self.worlds = worlds
         self.depth = depth
@@ -71,8 +71,7 @@ class RolloutImprover:
         self.scorer = ISMCTSBot(seed=seed)
 
     def own_move(self, view: View, legal: Sequence[int]) -> int:
-        scores = self.net.logits(encode(view))
-        return max(legal, key=lambda a: (scores[a], -a))
+        return self.player.act(view, legal)
 
     def _rollout(self, world: Game, me: int, ev: Evaluator) -> float:
         steps = 0
@@ -117,8 +116,6 @@ def measure(net: ExpertNet, args: argparse.Namespace) -> dict[str, Any]:
     same deals."""
     from statsmodels.stats.proportion import proportion_confint
 
-    from civlite.bots.expert import ExpertBot
-
     n = args.players
     out: dict[str, Any] = {"stage": "measure", "players": n, "games": args.measure_teacher, "seed": args.seed,
                            "worlds": args.worlds, "depth": args.depth, "bonus": args.bonus}
@@ -138,7 +135,7 @@ def measure(net: ExpertNet, args: argparse.Namespace) -> dict[str, Any]:
                 if seat != me:
                     game.apply_id(bots[seat].act(view, legal))
                 elif who == "network" or len(legal) == 1 or legal[0] >= DISCARD_BASE:
-                    game.apply_id(ExpertBot(seed=0, net=net).act(view, legal))
+                    game.apply_id(judge.own_move(view, legal))
                 else:
                     own = judge.own_move(view, legal)
                     move = judge.best(judge.scores(view, legal), own)
@@ -226,7 +223,6 @@ def targets(data: dict[str, np.ndarray], bonus: float) -> np.ndarray:
 
 def train(net: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: int) -> tuple[ExpertNet, dict[str, Any]]:
     import torch
-    from torch import nn
 
     torch.manual_seed(seed)
     torch.set_num_threads(1)
@@ -236,14 +232,8 @@ def train(net: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: in
     mask = torch.from_numpy(np.concatenate([d["mask"] for d in data]))
     y = torch.from_numpy(np.concatenate([targets(d, args.bonus) for d in data]))
     judged = torch.from_numpy(np.concatenate([d["judged"] for d in data]))
-    params = {k: nn.Parameter(torch.from_numpy(np.array(getattr(net, k), np.float32)))
-              for k in ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")}
+    params, forward = torch_net(net)
     trained = ("wp", "bp") if args.train == "policy-head" else tuple(params)
-    opt = torch.optim.Adam([params[k] for k in trained], lr=args.lr)
-
-    def forward(xb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = torch.tanh(torch.tanh(xb @ params["w0"] + params["b0"]) @ params["w1"] + params["b1"])
-        return h @ params["wp"] + params["bp"], (h @ params["wv"] + params["bv"])[:, 0]
 
     with torch.no_grad():
         logits_old, v_old = forward(x)
@@ -259,9 +249,8 @@ def train(net: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: in
         # the network's own distribution reweighted by the scores (MPO's improved policy):
         # p_new(a) proportional to p_old(a) * exp(score(a) / tau); discards unchanged
         q = torch.from_numpy(np.concatenate([d["q"] for d in data]).astype(np.float32))
-        judged_t = torch.from_numpy(np.concatenate([d["judged"] for d in data]))
         w = torch.exp((q - q.max(-1, keepdim=True).values) / args.tau).masked_fill(~mask, 0.0)
-        soft = torch.where(judged_t[:, None], (p_old if args.target == "weighted" else 1.0) * w, p_old)
+        soft = torch.where(judged[:, None], (p_old if args.target == "weighted" else 1.0) * w, p_old)
         soft = soft / soft.sum(-1, keepdim=True).clamp_min(1e-12)
     else:
         soft = torch.nn.functional.one_hot(y, p_old.shape[1]).float()
@@ -277,22 +266,9 @@ def train(net: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: in
     n = x.shape[0]
     stats: dict[str, Any] = {"samples": int(n), "judged": int(judged.sum()), "shards": len(shards),
                              "agreement_before": agreement()}
-    for epoch in range(args.epochs):
-        perm = torch.randperm(n, generator=gen)
-        tot_ce = tot_v = 0.0
-        for k in range(0, n, args.minibatch):
-            idx = perm[k:k + args.minibatch]
-            logits, v = forward(x[idx])
-            logp = torch.log_softmax(logits.masked_fill(~mask[idx], -1e9), dim=-1)
-            ce = -(soft[idx] * logp).sum(-1).mean()
-            vl = ((v - v_old[idx]) ** 2).mean()
-            loss = ce + args.vf * vl
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            tot_ce += ce.item() * len(idx)
-            tot_v += vl.item() * len(idx)
-        stats[f"epoch{epoch}"] = {"cross_entropy": round(tot_ce / max(1, n), 4), "value_drift": round(tot_v / max(1, n), 5)}
+    epochs = fit(params, trained, forward, x, mask, soft, lambda v, idx: ((v - v_old[idx]) ** 2).mean(), args, gen)
+    for epoch, (ce, vl) in enumerate(epochs):
+        stats[f"epoch{epoch}"] = {"cross_entropy": round(ce, 4), "value_drift": round(vl, 5)}
     stats["agreement_after"] = agreement()
     arrays = {k: p.detach().numpy().copy() for k, p in params.items()}
     return ExpertNet(arrays, {**net.meta, "trainer": "examples/rollout_distil.py"}), stats
