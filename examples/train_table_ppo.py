@@ -4,7 +4,11 @@ One learning seat (a different one each game) against ``--opponent`` in every ot
 a ``--players``-seat table (:class:`civlite.rl.gymnasium.SingleAgentEnv`); the network reads
 :func:`civlite.bots.features.encode` of the seat's view, as ``expert`` does, and picks among
 the legal compact actions (MaskablePPO reads ``action_masks()``). Reward: +1 win, -1 loss,
-0 at the turn limit. With ``--shipped-seats K``, K of the other seats play the network the
+0 at the turn limit. With ``--shaping B`` (B > 0) every step of the learner also earns
+``gamma * phi(next) - phi(now)``, a potential-based shaping (Ng, Harada and Russell 1999:
+it leaves the best policy unchanged) with ``phi = B * (2 p - 1)``, where ``p`` is the
+learner's share of ``ismcts``'s rollout score (CT and hand value) of the true game and
+``phi`` is 0 once the game is over: training reads the hidden hands, play does not. With ``--shipped-seats K``, K of the other seats play the network the
 run starts from, frozen (their places rotate over the parallel environments): a
 head-to-head term, so that what the learner finds is not only a way to exploit
 ``--opponent``.
@@ -42,6 +46,8 @@ import numpy as np
 from civlite.bots import Bot, make_bot
 from civlite.bots.expert import TABLE_WEIGHTS, WEIGHTS, ExpertBot, ExpertNet
 from civlite.bots.features import SIZE, encode, encode_table
+from civlite.bots.heuristic import evaluator
+from civlite.bots.ismcts import ISMCTSBot
 from civlite.engine import Game
 from civlite.rl.gymnasium import SingleAgentEnv
 
@@ -59,13 +65,28 @@ def observe(g: Game, seat: int, oracle: bool) -> np.ndarray:
     return np.concatenate([x, encode_table(g, seat)]) if oracle else x
 
 
+_SCORER = ISMCTSBot(seed=0)
+
+
+def potential(g: Game, seat: int, scale: float) -> float:
+    """The shaping potential of ``seat`` in the true game ``g``: ``scale * (2 p - 1)``, ``p``
+    its share of ``ismcts``'s rollout score; 0 once the game is over (or ``scale`` is 0)."""
+    if scale == 0.0 or g.over:
+        return 0.0
+    return scale * (2.0 * _SCORER.evaluate(g, evaluator(g.rules, g.n))[seat] - 1.0)
+
+
 class ExpertEnv(gymnasium.Env[np.ndarray, np.int64]):
     """:class:`SingleAgentEnv` with ``expert``'s encoding of the learner's view as the
-    observation, and ``action_masks()`` for MaskablePPO."""
+    observation, and ``action_masks()`` for MaskablePPO; with ``shaping`` > 0 the reward
+    also carries the potential-based term of :func:`potential`."""
 
-    def __init__(self, opponents: list[str], oracle: bool = False) -> None:
+    def __init__(self, opponents: list[str], oracle: bool = False, shaping: float = 0.0, gamma: float = 1.0) -> None:
         self.env = SingleAgentEnv(opponents=opponents, seat="random", copy=False)
         self.oracle = oracle
+        self.shaping = float(shaping)
+        self.gamma = float(gamma)
+        self.phi = 0.0
         self.observation_space = gymnasium.spaces.Box(-10.0, 10.0, (2 * SIZE if oracle else SIZE,), np.float32)
         self.action_space = self.env.action_space
 
@@ -77,10 +98,20 @@ class ExpertEnv(gymnasium.Env[np.ndarray, np.int64]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, dict[str, Any]]:
         _, info = self.env.reset(seed=seed, options=options)
+        self.phi = self._potential()
         return self._obs(), info
+
+    def _potential(self) -> float:
+        g = self.env.game
+        assert g is not None
+        return potential(g, self.env.seat, self.shaping)
 
     def step(self, action: np.int64 | int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         _, r, term, trunc, info = self.env.step(action)
+        if self.shaping:
+            phi = 0.0 if term or trunc else self._potential()
+            r = float(r) + self.gamma * phi - self.phi
+            self.phi = phi
         return self._obs(), r, term, trunc, info
 
     def action_masks(self) -> np.ndarray:
@@ -156,12 +187,14 @@ def export(model: Any, value_from: ExpertNet, meta: dict[str, Any]) -> ExpertNet
                       "wv": value_from.wv, "bv": value_from.bv}, meta)
 
 
-def positions(net: ExpertNet, players: int, games: int, opponent: str, seed: int, oracle: bool = False
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """The learner's observations (:func:`observe`) and its results (1 win, 0 else) in
-    ``games`` games of ``net`` as one seat against ``opponent``."""
+def positions(net: ExpertNet, players: int, games: int, opponent: str, seed: int, oracle: bool = False,
+              shaping: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The learner's observations (:func:`observe`), its results (1 win, 0 else) and the
+    shaping potentials there (:func:`potential`) in ``games`` games of ``net`` as one seat
+    against ``opponent``."""
     xs: list[np.ndarray] = []
     ys: list[float] = []
+    phis: list[float] = []
     for i in range(games):
         me = i % players
         deal = sub_seed(seed, i)
@@ -175,10 +208,11 @@ def positions(net: ExpertNet, players: int, games: int, opponent: str, seed: int
             legal = g.legal_ids()
             if s == me and len(legal) > 1:
                 mine.append(observe(g, s, oracle))
+                phis.append(potential(g, s, shaping))
             g.apply_id(bots[s].act(g.view(s), legal), check=False)
         xs += mine
         ys += [1.0 if g.winner == me else 0.0] * len(mine)
-    return np.array(xs, np.float32), np.array(ys, np.float32)
+    return np.array(xs, np.float32), np.array(ys, np.float32), np.array(phis, np.float32)
 
 
 def fit_value(net: ExpertNet, players: int, games: int, opponent: str, seed: int, epochs: int = 30) -> dict[str, float]:
@@ -186,7 +220,7 @@ def fit_value(net: ExpertNet, players: int, games: int, opponent: str, seed: int
     last hidden layer; returns the log loss before and after."""
     import torch
 
-    x, y = positions(net, players, games, opponent, seed)
+    x, y, _ = positions(net, players, games, opponent, seed)
     h = torch.as_tensor(net.hidden(x))
     yt = torch.as_tensor(y)
     w = torch.nn.Parameter(torch.as_tensor(net.wv[:, 0].copy()))
@@ -211,16 +245,17 @@ def fit_value(net: ExpertNet, players: int, games: int, opponent: str, seed: int
 
 
 def fit_critic(model: Any, net: ExpertNet, players: int, games: int, gamma: float, opponent: str, seed: int,
-               oracle: bool = False, epochs: int = 5) -> None:
+               oracle: bool = False, epochs: int = 5, shaping: float = 0.0) -> None:
     """Fit the critic to the discounted returns (+1 win, -1 else) of ``net``'s games, so that
-    PPO's first updates have sensible advantages."""
+    PPO's first updates have sensible advantages; with ``shaping``, to the shaped returns
+    (the return less the potential where it is taken)."""
     xs: list[np.ndarray] = []
     rets: list[float] = []
     for i in range(games):  # one game at a time: the discount counts the learner's decisions
-        x, y = positions(net, players, 1, opponent, sub_seed(seed, i) + i, oracle)
+        x, y, phi = positions(net, players, 1, opponent, sub_seed(seed, i) + i, oracle, shaping)
         k = len(y)
         xs += list(x)
-        rets += [(2 * float(y[j]) - 1) * gamma ** (k - 1 - j) for j in range(k)]
+        rets += [(2 * float(y[j]) - 1) * gamma ** (k - 1 - j) - float(phi[j]) for j in range(k)]
     fit_critic_to(model, xs, rets, epochs, lr=3e-4)
 
 
@@ -268,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--value-games", type=int, default=400, help="games to refit the written network's value head")
     ap.add_argument("--oracle-critic", action="store_true",
                     help="the critic also reads every opponent's hand (training only; the actor reads the view)")
+    ap.add_argument("--shaping", type=float, default=0.0,
+                    help="weight B of a potential-based shaping reward, phi = B (2 p - 1) with p the learner's "
+                         "share of ismcts's rollout score of the true game (training only); 0: none")
     ap.add_argument("--average-from", type=int, default=None,
                     help="from this step on, also evaluate the mean of the actor's weights at every evaluation "
                          "since (a weight average, as in stochastic weight averaging); the latest is written "
@@ -279,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if not 2 <= a.players <= 8:
         ap.error(f"--players must be 2 to 8, got {a.players}")
+    if not 0 <= a.shaping <= 1:
+        ap.error(f"--shaping must be from 0 to 1, got {a.shaping}")
     if not 0 <= a.shipped_seats < a.players:
         ap.error(f"--shipped-seats must be 0 to {a.players - 1} (the other seats), got {a.shipped_seats}")
     init_path = a.init or TABLE_WEIGHTS.get(a.players, WEIGHTS)
@@ -298,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(a.seed)
     lineups = [lineup(a.opponent, f"expert:weights={init_path}", a.players, a.shipped_seats, i)
                for i in range(a.envs)]
-    venv = DummyVecEnv([lambda seats=seats: ExpertEnv(seats, a.oracle_critic) for seats in lineups])
+    venv = DummyVecEnv([lambda seats=seats: ExpertEnv(seats, a.oracle_critic, a.shaping, a.gamma) for seats in lineups])
     venv.seed(a.seed)
     hidden = [int(init.w0.shape[1]), int(init.w1.shape[1])]
     model = MaskablePPO(
@@ -309,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     load_expert(model, init)
     t0 = time.perf_counter()
     fit_critic(model, init, a.players, a.critic_games, a.gamma, a.opponent, seed=sub_seed(a.seed, "critic"),
-               oracle=a.oracle_critic)
+               oracle=a.oracle_critic, shaping=a.shaping)
     deadline = t0 + 60.0 * a.minutes
     best = [-1.0]
     print(f"MaskablePPO from {shown(init_path)} at {a.players} players against {a.opponent}"
@@ -341,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     def checkpoint(steps: int) -> None:
         meta = {"players": a.players, "trained_by": "examples/train_table_ppo.py", "init": shown(init_path),
                 "steps": steps, "seed": a.seed,
-                "oracle_critic": a.oracle_critic, "shipped_seats": a.shipped_seats}
+                "oracle_critic": a.oracle_critic, "shipped_seats": a.shipped_seats, "shaping": a.shaping}
         net = export(model, init, meta)
         consider(net, steps, "current")
         if a.average_from is None or steps < a.average_from:

@@ -94,7 +94,42 @@ def test_table_ppo_refuses_bad_arguments(tmp_path: Path) -> None:
     assert done.returncode == 2 and "nosuchbot" in done.stderr
     done = _run("--players", "4", "--shipped-seats", "4", "--out", str(tmp_path / "o.npz"))
     assert done.returncode == 2 and "--shipped-seats must be 0 to 3" in done.stderr
+    done = _run("--players", "4", "--shaping", "1.5", "--out", str(tmp_path / "o.npz"))
+    assert done.returncode == 2 and "--shaping must be from 0 to 1" in done.stderr
     assert not (tmp_path / "o.npz").exists()
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_table_ppo_shaping_is_potential_based(seed: int) -> None:
+    """With ``gamma`` 1 the shaped rewards of a game add up to its result less the first
+    potential: the shaping moves credit between steps and changes no policy's worth; the
+    potentials are the learner's share of the rollout score, from the true game."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    import train_table_ppo as mod
+
+    plain = mod.ExpertEnv(["heuristic"] * 3)
+    shaped = mod.ExpertEnv(["heuristic"] * 3, shaping=0.5, gamma=1.0)
+    plain.reset(seed=seed)
+    shaped.reset(seed=seed)
+    first = shaped.phi
+    g = shaped.env.game
+    assert g is not None
+    assert -0.5 <= first <= 0.5 and first == mod.potential(g, shaped.env.seat, 0.5)
+    total_plain = total_shaped = 0.0
+    steps = 0
+    while True:
+        action = int(np.flatnonzero(plain.action_masks())[0])
+        _, r0, done0, cut0, _ = plain.step(action)
+        _, r1, done1, cut1, _ = shaped.step(action)
+        total_plain += r0
+        total_shaped += r1
+        steps += 1
+        assert (done0, cut0) == (done1, cut1)
+        if done0 or cut0:
+            break
+    assert steps > 3 and shaped.phi == 0.0
+    assert total_shaped == pytest.approx(total_plain - first, abs=1e-9)
+    assert mod.potential(g, 0, 0.0) == 0.0
 
 
 def test_table_ppo_oracle_critic_reads_the_hands_and_the_actor_only_the_view() -> None:
