@@ -52,7 +52,7 @@ from civlite.bots.policy import Network, features
 from civlite.engine import NUM_ACTIONS, Game, obs_size
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from expert_iteration import match, result, save_atomic, sub_seed  # a sibling script's helpers
+from expert_iteration import decisions, match, result, save_atomic, sub_seed  # a sibling script's helpers
 
 
 def log_line(path: Path | None, row: dict[str, Any]) -> None:
@@ -81,13 +81,7 @@ def generate(teacher: Network, games: int, seed: int, sample_share: float,
         other = rng.randrange(n) if rng.random() < heuristic_share else -1
         heur = make_bot("heuristic", seed=rng.randrange(2**31)) if other >= 0 else None
         rows: list[tuple[int, int]] = []
-        while not game.over:
-            seat = game.to_move
-            assert seat is not None
-            legal = game.legal_ids()
-            if len(legal) == 1:
-                game.apply_id(legal[0])
-                continue
+        for seat, legal in decisions(game):
             view = game.view(seat)
             if seat == other:
                 assert heur is not None

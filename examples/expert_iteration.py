@@ -44,7 +44,7 @@ import random
 import shutil
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,19 @@ def result(game: Game, seat: int) -> float:
         return 1.0 if game.winner == seat else 0.0
     drawn = game.drawn or tuple(range(game.n))
     return 1.0 / len(drawn) if seat in drawn else 0.0
+
+
+def decisions(game: Game) -> Iterator[tuple[int, list[int]]]:
+    """The decisions of ``game`` that have a choice, as (seat, legal ids), until it ends;
+    a forced move is played here. The caller plays a move for each one it is given."""
+    while not game.over:
+        seat = game.to_move
+        assert seat is not None
+        legal = game.legal_ids()
+        if len(legal) == 1:
+            game.apply_id(legal[0])
+            continue
+        yield seat, legal
 
 
 def sub_seed(*parts: object) -> int:
@@ -91,13 +104,7 @@ def generate(net: ExpertNet, args: argparse.Namespace, seed: int, games: int) ->
         me = rng.randrange(n) if args.opponents == "heuristic" else -1
         others = make_bot("heuristic", seed=rng.randrange(2**31)) if me >= 0 else None
         rows: list[tuple[int, int]] = []
-        while not game.over:
-            seat = game.to_move
-            assert seat is not None
-            legal = game.legal_ids()
-            if len(legal) == 1:
-                game.apply_id(legal[0])
-                continue
+        for seat, legal in decisions(game):
             view = game.view(seat)
             if others is not None and seat != me:
                 game.apply_id(others.act(view, legal))

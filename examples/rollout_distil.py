@@ -56,7 +56,7 @@ from civlite.bots.ismcts import ISMCTSBot
 from civlite.engine import DISCARD_BASE, NUM_ACTIONS, Game, View, sample_world
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from expert_iteration import fit, match, result, save_atomic, sub_seed, torch_net
+from expert_iteration import decisions, fit, match, result, save_atomic, sub_seed, torch_net
 
 
 class RolloutImprover:
@@ -165,13 +165,7 @@ def generate(net: ExpertNet, args: argparse.Namespace, seed: int) -> dict[str, n
         me = rng.randrange(n)
         judge = RolloutImprover(net, rng.randrange(2**31), args.worlds, args.depth, args.bonus)
         others = make_bot("heuristic", seed=rng.randrange(2**31))
-        while not game.over:
-            seat = game.to_move
-            assert seat is not None
-            legal = game.legal_ids()
-            if len(legal) == 1:
-                game.apply_id(legal[0])
-                continue
+        for seat, legal in decisions(game):
             view = game.view(seat)
             if seat != me:
                 game.apply_id(others.act(view, legal))

@@ -8,10 +8,10 @@ the legal compact actions (MaskablePPO reads ``action_masks()``). Reward: +1 win
 ``gamma * phi(next) - phi(now)``, a potential-based shaping (Ng, Harada and Russell 1999:
 it leaves the best policy unchanged) with ``phi = B * (2 p - 1)``, where ``p`` is the
 learner's share of ``ismcts``'s rollout score (CT and hand value) of the true game and
-``phi`` is 0 once the game is over: training reads the hidden hands, play does not. With ``--shipped-seats K``, K of the other seats play the network the
-run starts from, frozen (their places rotate over the parallel environments): a
-head-to-head term, so that what the learner finds is not only a way to exploit
-``--opponent``.
+``phi`` is 0 once the game is over: training reads the hidden hands, play does not. With
+``--shipped-seats K``, K of the other seats play the network the run starts from, frozen
+(their places rotate over the parallel environments): a head-to-head term, so that what
+the learner finds is not only a way to exploit ``--opponent``.
 
 The actor starts from an ``expert``-format network (``--init``; by default the one that
 ships for that size): its two ``tanh`` layers and policy head become the actor's layers,

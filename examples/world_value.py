@@ -51,7 +51,7 @@ from civlite.engine import DISCARD_BASE, Game
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from distil_table_net import log_line  # sibling scripts' helpers
-from expert_iteration import play, result, save_atomic, sub_seed
+from expert_iteration import decisions, play, result, save_atomic, sub_seed
 
 
 # -- 1. generation ------------------------------------------------------------------------------
@@ -65,13 +65,7 @@ def generate(teacher: ExpertNet, players: int, games: int, seed: int, sample_sha
         game = Game(players, seed=rng.randrange(2**31))
         sample = rng.random() < sample_share
         rows: list[tuple[int, int]] = []
-        while not game.over:
-            seat = game.to_move
-            assert seat is not None
-            legal = game.legal_ids()
-            if len(legal) == 1:
-                game.apply_id(legal[0])
-                continue
+        for seat, legal in decisions(game):
             x = encode(game.view(seat))
             s = teacher.logits(x)[legal].astype(np.float64)
             choice = legal[0] < DISCARD_BASE  # what the search scores; discards are not kept
