@@ -35,6 +35,30 @@ def screen_text(app: CivliteApp | Any) -> str:
     return "\n".join(s.text.rstrip() for s in strips)
 
 
+async def screen_when(pilot: Pilot[Any], ready: Callable[[str], bool], limit: int = 200) -> str:
+    """The screen's text once ``ready`` holds for it (a resize or a refresh is handled a few
+    messages later on a loaded machine): waits on the app's message queue, never on a clock."""
+    text = screen_text(pilot.app)
+    for _ in range(limit):
+        if ready(text):
+            return text
+        await pilot.pause()
+        text = screen_text(pilot.app)
+    return text
+
+
+async def settled_screen(pilot: Pilot[Any], limit: int = 200) -> str:
+    """The screen's text once two reads a pause apart agree (every widget has drawn)."""
+    last = screen_text(pilot.app)
+    for _ in range(limit):
+        await pilot.pause()
+        now = screen_text(pilot.app)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
 async def burst(pilot: Pilot[Any], *keys: str) -> None:
     """Send ``keys`` all at once, as fast typing, key repeat or a paste does (``pilot.press``
     waits until the app is idle after each key), then let the app handle them."""

@@ -11,7 +11,7 @@ from civlite.tui import CivliteApp, SeatSpec, Session
 from civlite.tui.recap import event_line, recap, since_last_turn
 from civlite.tui.screens import PassScreen, TableScreen, TurnOverScreen
 
-from .helpers import action_state, burst, run_async, screen_text, session_at
+from .helpers import action_state, burst, run_async, screen_text, screen_when, session_at, settled_screen
 
 SMALL = (80, 24)
 ANN_BOB = [SeatSpec("human", "ann"), SeatSpec("human", "bob")]
@@ -118,16 +118,15 @@ async def test_too_small_a_terminal_says_so_and_recovers() -> None:
     s = session_at(action_state(), [SeatSpec("human", "ann"), SeatSpec("random")])
     app = CivliteApp(s, delay=0)
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.pause()
-        before = screen_text(app)
+        before = await screen_when(pilot, lambda t: "Quit" in t and "Your action" in t)
+        before = await settled_screen(pilot)
         await pilot.resize_terminal(70, 20)
-        await pilot.pause()
-        text = screen_text(app)
+        text = await screen_when(pilot, lambda t: "too small" in t)
         assert "terminal too small (need 80x24)" in text and "this one is 70x20" in text
         assert "Your action" not in text
         await pilot.resize_terminal(80, 24)
-        await pilot.pause()
-        assert "too small" not in screen_text(app) and screen_text(app) == before
+        after = await screen_when(pilot, lambda t: t == before)
+        assert "too small" not in after and after == before
 
 
 def test_every_bot_and_level_is_offered_at_set_up() -> None:
