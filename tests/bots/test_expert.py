@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ALL_BOTS = ("random", "heuristic", "ismcts:iterations=40", "policy", "expert", "expert:sample=1",
             "champion:iterations=40", "champion:iterations=40,rollout=4", "champion:iterations=40,rollout=8,mix=1",
             "champion:iterations=40,discards=heuristic", f"champion:iterations=40,prior={POLICY_WEIGHTS}",
-            "champion:iterations=40,search=network", "champion:iterations=40,search=rollouts")
+            "champion:iterations=40,search=network", "champion:iterations=40,search=rollouts",
+            "champion:iterations=40,endgame=20")
 
 
 def advance(game: Game, steps: int, seed: int) -> None:
@@ -479,3 +480,32 @@ def test_training_refuses_bad_arguments_by_name() -> None:
                           (["--eval-players", "9"], "--eval-players must be 2 to 8")):
         p = subprocess.run([sys.executable, script, *argv], capture_output=True, text=True, check=False)
         assert p.returncode == 2 and message in p.stderr
+
+
+def test_champion_hands_the_end_of_a_game_to_the_rollout_search() -> None:
+    """``endgame=K``: once some seat is within K CT of victory, the seat's actions are the
+    rollout search's (the same move as ``ismcts`` on the same random source); before that,
+    and for its discards, the network's search and the network."""
+    state = {"active": 0, "phase": "action", "players": [
+        {"hand": ["Stonehenge", "Spearmen", "Axemen", "Flood", "Tribute"], "ct": 16},
+        {"hand": ["Greeks", "Romans", "Moses"], "ct": 9}],
+        "deck": ["Wealth", "Peace", "Empire", "Vitality", "Exploration", "Famine", "Celts", "Goths"], "discard": []}
+    g = Game.from_position(state)
+    view, legal = g.view(0), g.legal_ids()
+    assert len(legal) > 1 and legal[0] < DISCARD_BASE
+    near = make_bot("champion:iterations=60,endgame=4", seed=5)
+    far = make_bot("champion:iterations=60,endgame=3", seed=5)
+    assert isinstance(near, ChampionBot) and isinstance(far, ChampionBot)
+    assert near.in_endgame(view) and not far.in_endgame(view)
+    assert not make_bot("champion:iterations=60").in_endgame(view)  # type: ignore[attr-defined]
+    rollout = ChampionBot(seed=5, iterations=60)._rollout_search
+    rollout.rng = random.Random(0)
+    near._rollout_search.rng = random.Random(0)
+    assert near.act(view, legal) == rollout.act(view, legal)
+    assert near.last_iterations == 60
+    network = ChampionBot(seed=5, iterations=60)
+    assert far.act(view, legal) == network.act(view, legal)
+    assert make_bot("champion:endgame=3").spec == "champion:endgame=3"
+    for bad in ("-1", "101", "2.5", "x"):
+        with pytest.raises(ValueError, match="endgame"):
+            make_bot(f"champion:endgame={bad}")

@@ -32,7 +32,10 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
 ``rollouts`` (``ismcts``'s search at every size: heuristic rollouts, the heuristic's progressive
 bias and discards, the same budget) or ``auto`` (the default): the network's search at 2
 players and ``ismcts``'s at the sizes of :data:`ROLLOUT_TABLES`, where it was measured the
-stronger of the two against ``heuristic``.
+stronger of the two against ``heuristic``. ``endgame=K`` hands the end of a game to
+``ismcts``'s search where the network's search plays: once some seat is within ``K`` CT of
+victory (public facts), the seat's actions are chosen by the rollout search, whose rollouts
+then reach the game's end; its discards stay the network's. ``endgame=0``: never.
 
 Budget: ``iterations=N`` (default 800; deterministic for a seed) or ``seconds=S`` per
 decision, at most :data:`MAX_ITERATIONS` and :data:`MAX_SECONDS`.
@@ -63,6 +66,9 @@ MAX_SECONDS = 60.0
 #: table sizes at which ``search=auto`` plays ``ismcts``'s rollout search instead of the network's
 ROLLOUT_TABLES = frozenset(range(3, 9))
 SEARCHES = ("auto", "network", "rollouts")
+#: ``endgame``'s default: the CT from victory at which the rollout search takes over (0: never)
+DEFAULT_ENDGAME = 0
+MAX_ENDGAME = 100
 
 
 class _Node:
@@ -92,7 +98,7 @@ class ChampionBot(Bot):
     def __init__(self, seed: int | None = None, iterations: int | None = None, seconds: float | None = None,
                  c: float = 1.5, fpu: float = 0.2, weights: str = "", rollout: int = 0,
                  mix: float = 0.5, discards: str = "network", prior: str = "", tables: int = 1,
-                 search: str = "auto", value: str = "") -> None:
+                 search: str = "auto", value: str = "", endgame: int = DEFAULT_ENDGAME) -> None:
         super().__init__(seed)
         if iterations is not None and (not isinstance(iterations, int) or not 1 <= iterations <= MAX_ITERATIONS):
             raise ValueError(f"iterations must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations!r}")
@@ -112,6 +118,9 @@ class ChampionBot(Bot):
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
         self.search_kind = search
+        if not isinstance(endgame, int) or isinstance(endgame, bool) or not 0 <= endgame <= MAX_ENDGAME:
+            raise ValueError(f"endgame must be a whole number of CT from 0 to {MAX_ENDGAME}, got {endgame!r}")
+        self.endgame = endgame
         self.c = float(c)
         self.fpu = float(fpu)
         self.rollout = rollout
@@ -168,6 +177,8 @@ class ChampionBot(Bot):
             opts.append(f"search={self.search_kind}")
         if self.value:
             opts.append(f"value={self.value}")
+        if self.endgame != DEFAULT_ENDGAME:
+            opts.append(f"endgame={self.endgame}")
         return self.name + (":" + ",".join(opts) if opts else "")
 
     def net_for(self, players: int) -> ExpertNet:
@@ -187,16 +198,31 @@ class ChampionBot(Bot):
         """Whether this bot plays ``ismcts``'s rollout search at a ``players``-seat table."""
         return self.search_kind == "rollouts" or (self.search_kind == "auto" and players in ROLLOUT_TABLES)
 
+    def in_endgame(self, view: View) -> bool:
+        """Whether ``endgame`` hands this decision to the rollout search: some seat is within
+        ``endgame`` CT of victory (every seat's CT is public)."""
+        if not self.endgame:
+            return False
+        cts = [p.ct for p in view.players]
+        if view.ct is not None:
+            cts.append(view.ct)
+        return bool(cts) and max(cts) >= view.rules.victory_ct - self.endgame
+
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
         if self.plays_rollouts(view.num_players):
-            move = self._rollout_search.act(view, legal)
-            self.last_iterations = self._rollout_search.last_iterations
-            return move
+            return self._rollouts(view, legal)
         if legal[0] >= DISCARD_BASE:
             return self._best(view, legal)
+        if self.in_endgame(view):
+            return self._rollouts(view, legal)
         return self.search(view, legal)
+
+    def _rollouts(self, view: View, legal: Sequence[int]) -> int:
+        move = self._rollout_search.act(view, legal)
+        self.last_iterations = self._rollout_search.last_iterations
+        return move
 
     def search(self, view: View, legal: Sequence[int]) -> int:
         """Run the search from ``view``; return the most visited legal root action."""
@@ -403,4 +429,4 @@ def _result(world: Game) -> list[float]:
 
 register("champion", ChampionBot,
          ("iterations", "seconds", "c", "fpu", "weights", "rollout", "mix", "discards", "prior", "tables", "search",
-          "value"))
+          "value", "endgame"))
