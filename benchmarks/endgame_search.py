@@ -20,6 +20,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
 from civlite.bots import make_bot
@@ -71,8 +72,16 @@ def main() -> None:
     ap.add_argument("--variants", default="expert;champion:iterations=1000;ismcts:iterations=1500")
     ap.add_argument("--part", default="0/1", help="K/N: this process plays every N-th deal from the K-th")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--summary", type=Path, help="write the summary (JSON) here; with --summary-only, "
+                    "only summarise --out and these other files")
+    ap.add_argument("--summary-only", nargs="*", type=Path, help="summarise, play nothing")
     args = ap.parse_args()
     variants = [v.strip() for v in args.variants.split(";") if v.strip()]
+    if args.summary_only is not None:
+        result = summary([args.out, *args.summary_only], variants)
+        if args.summary:
+            args.summary.write_text(json.dumps(result, indent=1) + "\n")
+        return
     k, n = (int(x) for x in args.part.split("/"))
     done: set[tuple[int, str]] = set()
     if args.out.exists():
@@ -97,20 +106,36 @@ def main() -> None:
                     rec.update(seat=seat, ct=list(g.ct), result=play_out(g, seat, v, deal, args.opponent))
                 f.write(json.dumps(rec) + "\n")
                 f.flush()
-    summary(args.out, variants)
+    result = summary([args.out], variants)
+    if args.summary:
+        args.summary.write_text(json.dumps(result, indent=1) + "\n")
 
 
-def summary(path: Path, variants: list[str]) -> None:
-    rows = [json.loads(x) for x in path.read_text().splitlines()]
+def summary(paths: list[Path], variants: list[str]) -> dict[str, Any]:
+    """Each variant's score on the positions every variant played, and for each two variants
+    the positions each won where the other did not, with a two-sided sign test."""
     by: dict[str, dict[int, float]] = {v: {} for v in variants}
-    for r in rows:
-        if r["result"] is not None and r["variant"] in by:
-            by[r["variant"]][r["deal"]] = r["result"]
+    for path in paths:
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            if r["result"] is not None and r["variant"] in by:
+                by[r["variant"]][r["deal"]] = r["result"]
     common = set.intersection(*(set(d) for d in by.values())) if by else set()
+    out: dict[str, Any] = {"positions": len(common), "variants": {}, "pairs": []}
     for v in variants:
         wins = sum(by[v][d] for d in common)
-        lo, hi = proportion_confint(round(wins), len(common), method="wilson") if common else (0, 0)
-        print(f"{v:40s} {wins:6.1f}/{len(common)}  {wins / max(1, len(common)):.1%} ({lo:.1%}-{hi:.1%})")
+        lo, hi = proportion_confint(round(wins), len(common), method="wilson") if common else (0.0, 0.0)
+        out["variants"][v] = {"wins": wins, "score": round(wins / max(1, len(common)), 4),
+                              "wilson95": [round(lo, 4), round(hi, 4)]}
+        print(f"{v:45s} {wins:6.1f}/{len(common)}  {wins / max(1, len(common)):.1%} ({lo:.1%}-{hi:.1%})")
+    for i, a in enumerate(variants):
+        for b in variants[i + 1:]:
+            a_only = sum(by[a][d] > by[b][d] for d in common)
+            b_only = sum(by[b][d] > by[a][d] for d in common)
+            p = binomtest(a_only, a_only + b_only).pvalue if a_only + b_only else 1.0
+            out["pairs"].append({"a": a, "b": b, "a_better": a_only, "b_better": b_only, "sign_test_p": round(p, 4)})
+            print(f"{a} better on {a_only}, {b} better on {b_only} (sign test p = {p:.3f})")
+    return out
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from civlite.bots.champion import MAX_ITERATIONS, MAX_SECONDS, ChampionBot  # no
 from civlite.bots.expert import WEIGHTS, ExpertBot, ExpertNet, load_net  # noqa: E402
 from civlite.bots.features import OPPONENTS, SIZE, SPEC, encode, offset, spec_table  # noqa: E402
 from civlite.bots.policy import WEIGHTS as POLICY_WEIGHTS  # noqa: E402
-from civlite.engine import DISCARD_BASE, NUM_ACTIONS, Game, sample_world  # noqa: E402
+from civlite.engine import DISCARD_BASE, NUM_ACTIONS, Game, View, sample_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -205,7 +205,7 @@ def test_expert_plays_legal_moves_over_thousands_of_games() -> None:
     ("champion:mix=1.5", "mix must be a number from 0 to 1"),
     ("champion:discards=random", "discards must be 'network' or 'heuristic', got 'random'"),
     ("champion:prior=/nonexistent/p.npz", "policy weights not found: /nonexistent/p.npz"),
-    ("champion:search=best", "search must be one of auto, network, rollouts, got 'best'"),
+    ("champion:search=best", "search must be one of auto, network, rollouts, hybrid, got 'best'"),
 ])
 def test_bad_specs_are_refused_by_name(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
@@ -483,29 +483,67 @@ def test_training_refuses_bad_arguments_by_name() -> None:
 
 
 def test_champion_hands_the_end_of_a_game_to_the_rollout_search() -> None:
-    """``endgame=K``: once some seat is within K CT of victory, the seat's actions are the
-    rollout search's (the same move as ``ismcts`` on the same random source); before that,
-    and for its discards, the network's search and the network."""
+    """``endgame=K`` (with the network's search): once some seat is within K CT of victory,
+    the seat's actions are the rollout search's (the same move as ``ismcts`` on the same
+    random source); before that the network's search. ``search=hybrid``, and ``auto`` at 2
+    players, hand every action to the rollout search and every discard to the network."""
     state = {"active": 0, "phase": "action", "players": [
         {"hand": ["Stonehenge", "Spearmen", "Axemen", "Flood", "Tribute"], "ct": 16},
         {"hand": ["Greeks", "Romans", "Moses"], "ct": 9}],
         "deck": ["Wealth", "Peace", "Empire", "Vitality", "Exploration", "Famine", "Celts", "Goths"], "discard": []}
-    g = Game.from_position(state)
-    view, legal = g.view(0), g.legal_ids()
-    assert len(legal) > 1 and legal[0] < DISCARD_BASE
-    near = make_bot("champion:iterations=60,endgame=4", seed=5)
-    far = make_bot("champion:iterations=60,endgame=3", seed=5)
-    assert isinstance(near, ChampionBot) and isinstance(far, ChampionBot)
-    assert near.in_endgame(view) and not far.in_endgame(view)
-    assert not make_bot("champion:iterations=60").in_endgame(view)  # type: ignore[attr-defined]
-    rollout = ChampionBot(seed=5, iterations=60)._rollout_search
-    rollout.rng = random.Random(0)
-    near._rollout_search.rng = random.Random(0)
-    assert near.act(view, legal) == rollout.act(view, legal)
-    assert near.last_iterations == 60
-    network = ChampionBot(seed=5, iterations=60)
-    assert far.act(view, legal) == network.act(view, legal)
+    crafted = Game.from_position(state).view(0)
+    assert make_bot("champion:search=network,endgame=4").in_endgame(crafted)  # type: ignore[attr-defined]
+    assert not make_bot("champion:search=network,endgame=3").in_endgame(crafted)  # type: ignore[attr-defined]
+    assert not make_bot("champion").in_endgame(crafted)  # type: ignore[attr-defined]
+
+    def rollout_move(view: View, legal: list[int]) -> int:
+        search = ChampionBot(seed=5, iterations=60)._rollout_search
+        search.rng = random.Random(0)
+        return search.act(view, legal)
+
+    def network_move(view: View, legal: list[int]) -> int:
+        return ChampionBot(seed=5, iterations=60, search="network").act(view, legal)
+
+    differ = 0
+    for seed in range(30):  # positions where the two searches choose differently
+        g = Game(2, seed=seed)
+        advance(g, 8 + 3 * seed, seed)
+        if g.over or g.to_move is None or len(g.legal_ids()) < 2 or g.legal_ids()[0] >= DISCARD_BASE:
+            continue
+        view, legal = g.view(g.to_move), g.legal_ids()
+        by_rollouts, by_network = rollout_move(view, legal), network_move(view, legal)
+        for spec, expected in (("champion:iterations=60,search=network,endgame=100", by_rollouts),
+                               ("champion:iterations=60,search=network,endgame=0", by_network),
+                               ("champion:iterations=60,search=hybrid", by_rollouts),
+                               ("champion:iterations=60", by_rollouts)):
+            bot = make_bot(spec, seed=5)
+            assert isinstance(bot, ChampionBot)
+            bot._rollout_search.rng = random.Random(0)
+            assert bot.act(view, legal) == expected, spec
+        differ += by_rollouts != by_network
+    assert differ >= 2  # the test tells the two searches apart
+    assert make_bot("champion").plays_hybrid(2) and not make_bot("champion").plays_hybrid(4)  # type: ignore[attr-defined]
+    assert make_bot("champion").plays_rollouts(4) and not make_bot("champion").plays_rollouts(2)  # type: ignore[attr-defined]
     assert make_bot("champion:endgame=3").spec == "champion:endgame=3"
+    assert make_bot("champion:search=hybrid").spec == "champion:search=hybrid"
     for bad in ("-1", "101", "2.5", "x"):
         with pytest.raises(ValueError, match="endgame"):
             make_bot(f"champion:endgame={bad}")
+
+
+def test_champion_discards_with_the_network_in_the_hybrid_search() -> None:
+    """At a discard, ``search=hybrid`` plays the network's choice, not ``ismcts``'s rule."""
+    found = 0
+    for seed in range(40):
+        g = Game(2, seed=seed)
+        advance(g, 10 + seed, seed)
+        if g.over or g.to_move is None:
+            continue
+        legal = g.legal_ids()
+        if legal[0] < DISCARD_BASE or len(legal) < 2:
+            continue
+        view = g.view(g.to_move)
+        hybrid = ChampionBot(seed=1, iterations=30, search="hybrid")
+        assert hybrid.act(view, legal) == make_bot("expert").act(view, legal)
+        found += 1
+    assert found >= 3

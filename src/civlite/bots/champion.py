@@ -30,9 +30,10 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
 
 ``search`` picks the search by table size: ``network`` (the search above at every size),
 ``rollouts`` (``ismcts``'s search at every size: heuristic rollouts, the heuristic's progressive
-bias and discards, the same budget) or ``auto`` (the default): the network's search at 2
-players and ``ismcts``'s at the sizes of :data:`ROLLOUT_TABLES`, where it was measured the
-stronger of the two against ``heuristic``. ``endgame=K`` hands the end of a game to
+bias and discards, the same budget), ``hybrid`` (``ismcts``'s search chooses the seat's
+actions, the network its discards) or ``auto`` (the default): ``hybrid`` at the sizes of
+:data:`HYBRID_TABLES` and ``rollouts`` at those of :data:`ROLLOUT_TABLES`, where each was
+measured the strongest against ``heuristic``. ``endgame=K`` hands the end of a game to
 ``ismcts``'s search where the network's search plays: once some seat is within ``K`` CT of
 victory (public facts), the seat's actions are chosen by the rollout search, whose rollouts
 then reach the game's end; its discards stay the network's. ``endgame=0``: never.
@@ -65,7 +66,9 @@ MAX_ITERATIONS = 100_000
 MAX_SECONDS = 60.0
 #: table sizes at which ``search=auto`` plays ``ismcts``'s rollout search instead of the network's
 ROLLOUT_TABLES = frozenset(range(3, 9))
-SEARCHES = ("auto", "network", "rollouts")
+#: table sizes at which ``search=auto`` chooses actions by ``ismcts``'s search, discards by the network
+HYBRID_TABLES = frozenset({2})
+SEARCHES = ("auto", "network", "rollouts", "hybrid")
 #: ``endgame``'s default: the CT from victory at which the rollout search takes over (0: never)
 DEFAULT_ENDGAME = 0
 MAX_ENDGAME = 100
@@ -198,6 +201,11 @@ class ChampionBot(Bot):
         """Whether this bot plays ``ismcts``'s rollout search at a ``players``-seat table."""
         return self.search_kind == "rollouts" or (self.search_kind == "auto" and players in ROLLOUT_TABLES)
 
+    def plays_hybrid(self, players: int) -> bool:
+        """Whether this bot's actions at a ``players``-seat table are ``ismcts``'s search's and
+        its discards the network's."""
+        return self.search_kind == "hybrid" or (self.search_kind == "auto" and players in HYBRID_TABLES)
+
     def in_endgame(self, view: View) -> bool:
         """Whether ``endgame`` hands this decision to the rollout search: some seat is within
         ``endgame`` CT of victory (every seat's CT is public)."""
@@ -215,7 +223,7 @@ class ChampionBot(Bot):
             return self._rollouts(view, legal)
         if legal[0] >= DISCARD_BASE:
             return self._best(view, legal)
-        if self.in_endgame(view):
+        if self.plays_hybrid(view.num_players) or self.in_endgame(view):
             return self._rollouts(view, legal)
         return self.search(view, legal)
 
