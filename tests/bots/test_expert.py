@@ -485,8 +485,8 @@ def test_training_refuses_bad_arguments_by_name() -> None:
 def test_champion_hands_the_end_of_a_game_to_the_rollout_search() -> None:
     """``endgame=K`` (with the network's search): once some seat is within K CT of victory,
     the seat's actions are the rollout search's (the same move as ``ismcts`` on the same
-    random source); before that the network's search. ``search=hybrid``, and ``auto`` at 2
-    players, hand every action to the rollout search and every discard to the network."""
+    random source); before that the network's search, as ``auto`` at 2 players. ``search=hybrid``
+    hands every action to the rollout search and every discard to the network."""
     state = {"active": 0, "phase": "action", "players": [
         {"hand": ["Stonehenge", "Spearmen", "Axemen", "Flood", "Tribute"], "ct": 16},
         {"hand": ["Greeks", "Romans", "Moses"], "ct": 9}],
@@ -515,14 +515,14 @@ def test_champion_hands_the_end_of_a_game_to_the_rollout_search() -> None:
         for spec, expected in (("champion:iterations=60,search=network,endgame=100", by_rollouts),
                                ("champion:iterations=60,search=network,endgame=0", by_network),
                                ("champion:iterations=60,search=hybrid", by_rollouts),
-                               ("champion:iterations=60", by_rollouts)):
+                               ("champion:iterations=60", by_network)):
             bot = make_bot(spec, seed=5)
             assert isinstance(bot, ChampionBot)
             bot._rollout_search.rng = random.Random(0)
             assert bot.act(view, legal) == expected, spec
         differ += by_rollouts != by_network
     assert differ >= 2  # the test tells the two searches apart
-    assert make_bot("champion").plays_hybrid(2) and not make_bot("champion").plays_hybrid(4)  # type: ignore[attr-defined]
+    assert make_bot("champion:search=hybrid").plays_hybrid(4) and not make_bot("champion").plays_hybrid(2)  # type: ignore[attr-defined]
     assert make_bot("champion").plays_rollouts(4) and not make_bot("champion").plays_rollouts(2)  # type: ignore[attr-defined]
     assert make_bot("champion:endgame=3").spec == "champion:endgame=3"
     assert make_bot("champion:search=hybrid").spec == "champion:search=hybrid"

@@ -31,9 +31,10 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
 ``search`` picks the search by table size: ``network`` (the search above at every size),
 ``rollouts`` (``ismcts``'s search at every size: heuristic rollouts, the heuristic's progressive
 bias and discards, the same budget), ``hybrid`` (``ismcts``'s search chooses the seat's
-actions, the network its discards) or ``auto`` (the default): ``hybrid`` at the sizes of
-:data:`HYBRID_TABLES` and ``rollouts`` at those of :data:`ROLLOUT_TABLES`, where each was
-measured the strongest against ``heuristic``. ``endgame=K`` hands the end of a game to
+actions, the network its discards) or ``auto`` (the default): the network's search at 2
+players and ``rollouts`` at the sizes of :data:`ROLLOUT_TABLES`, where it was measured the
+stronger against ``heuristic``. (``hybrid`` is the strongest at 2 players against
+``heuristic`` and ``ismcts``, but not against the network alone: see the bots page.) ``endgame=K`` hands the end of a game to
 ``ismcts``'s search where the network's search plays: once some seat is within ``K`` CT of
 victory (public facts), the seat's actions are chosen by the rollout search, whose rollouts
 then reach the game's end; its discards stay the network's. ``endgame=0``: never.
@@ -66,8 +67,6 @@ MAX_ITERATIONS = 100_000
 MAX_SECONDS = 60.0
 #: table sizes at which ``search=auto`` plays ``ismcts``'s rollout search instead of the network's
 ROLLOUT_TABLES = frozenset(range(3, 9))
-#: table sizes at which ``search=auto`` chooses actions by ``ismcts``'s search, discards by the network
-HYBRID_TABLES = frozenset({2})
 SEARCHES = ("auto", "network", "rollouts", "hybrid")
 #: ``endgame``'s default: the CT from victory at which the rollout search takes over (0: never)
 DEFAULT_ENDGAME = 0
@@ -203,8 +202,8 @@ class ChampionBot(Bot):
 
     def plays_hybrid(self, players: int) -> bool:
         """Whether this bot's actions at a ``players``-seat table are ``ismcts``'s search's and
-        its discards the network's."""
-        return self.search_kind == "hybrid" or (self.search_kind == "auto" and players in HYBRID_TABLES)
+        its discards the network's (``search=hybrid``, at every size)."""
+        return self.search_kind == "hybrid"
 
     def in_endgame(self, view: View) -> bool:
         """Whether ``endgame`` hands this decision to the rollout search: some seat is within
