@@ -77,11 +77,15 @@ def main() -> None:
     ap.add_argument("--summary-only", nargs="*", type=Path, help="summarise, play nothing")
     args = ap.parse_args()
     variants = [v.strip() for v in args.variants.split(";") if v.strip()]
-    if args.summary_only is not None:
-        result = summary([args.out, *args.summary_only], variants)
-        if args.summary:
-            args.summary.write_text(json.dumps(result, indent=1) + "\n")
-        return
+    if args.summary_only is None:
+        play(args, variants)
+    result = summary([args.out, *(args.summary_only or [])], variants)
+    if args.summary:
+        args.summary.write_text(json.dumps(result, indent=1) + "\n")
+
+
+def play(args: argparse.Namespace, variants: list[str]) -> None:
+    """Play this part's deals that ``--out`` does not hold yet, appending each result."""
     k, n = (int(x) for x in args.part.split("/"))
     done: set[tuple[int, str]] = set()
     if args.out.exists():
@@ -106,9 +110,6 @@ def main() -> None:
                     rec.update(seat=seat, ct=list(g.ct), result=play_out(g, seat, v, deal, args.opponent))
                 f.write(json.dumps(rec) + "\n")
                 f.flush()
-    result = summary([args.out], variants)
-    if args.summary:
-        args.summary.write_text(json.dumps(result, indent=1) + "\n")
 
 
 def summary(paths: list[Path], variants: list[str]) -> dict[str, Any]:

@@ -34,10 +34,11 @@ bias and discards, the same budget), ``hybrid`` (``ismcts``'s search chooses the
 actions, the network its discards) or ``auto`` (the default): the network's search at 2
 players and ``rollouts`` at the sizes of :data:`ROLLOUT_TABLES`, where it was measured the
 stronger against ``heuristic``. (``hybrid`` is the strongest at 2 players against
-``heuristic`` and ``ismcts``, but not against the network alone: see the bots page.) ``endgame=K`` hands the end of a game to
-``ismcts``'s search where the network's search plays: once some seat is within ``K`` CT of
-victory (public facts), the seat's actions are chosen by the rollout search, whose rollouts
-then reach the game's end; its discards stay the network's. ``endgame=0``: never.
+``heuristic`` and ``ismcts``, but not against the network alone: see the bots page.)
+``endgame=K`` hands the end of a game to ``ismcts``'s search where the network's search
+plays: once some seat is within ``K`` CT of victory (public facts), the seat's actions are
+chosen by the rollout search, whose rollouts then reach the game's end; its discards stay
+the network's. ``endgame=0``: never.
 
 Budget: ``iterations=N`` (default 800; deterministic for a seed) or ``seconds=S`` per
 decision, at most :data:`MAX_ITERATIONS` and :data:`MAX_SECONDS`.
@@ -208,12 +209,8 @@ class ChampionBot(Bot):
     def in_endgame(self, view: View) -> bool:
         """Whether ``endgame`` hands this decision to the rollout search: some seat is within
         ``endgame`` CT of victory (every seat's CT is public)."""
-        if not self.endgame:
-            return False
-        cts = [p.ct for p in view.players]
-        if view.ct is not None:
-            cts.append(view.ct)
-        return bool(cts) and max(cts) >= view.rules.victory_ct - self.endgame
+        lead = max([p.ct for p in view.players] + ([view.ct] if view.ct is not None else []))
+        return self.endgame > 0 and lead >= view.rules.victory_ct - self.endgame
 
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
