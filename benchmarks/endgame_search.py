@@ -9,7 +9,7 @@ network's in every variant. Each continuation's result is appended to ``OUT`` (J
 as it ends, so a stopped run resumes; ``--part K/N`` splits the deals between processes.
 
     nice -n 19 .venv/bin/python benchmarks/endgame_search.py --positions 1500 --seed 61000 \
-        --variants "expert;champion:iterations=1000;ismcts:iterations=1500" --out OUT.jsonl
+        --variants "expert;champion:iterations=1000,endgame=0;ismcts:iterations=1500" --out OUT.jsonl
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def main() -> None:
     ap.add_argument("--within", type=int, default=3, help="CT from victory at which the end begins")
     ap.add_argument("--close", type=int, default=3, help="at most this CT between the seats (a close end)")
     ap.add_argument("--opponent", default="heuristic", help="the other seat's bot (to the end of the game)")
-    ap.add_argument("--variants", default="expert;champion:iterations=1000;ismcts:iterations=1500")
+    ap.add_argument("--variants", default="expert;champion:iterations=1000,endgame=0;ismcts:iterations=1500")
     ap.add_argument("--part", default="0/1", help="K/N: this process plays every N-th deal from the K-th")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--summary", type=Path, help="write the summary (JSON) here; with --summary-only, "

@@ -29,7 +29,7 @@ ALL_BOTS = ("random", "heuristic", "ismcts:iterations=40", "policy", "expert", "
             "champion:iterations=40", "champion:iterations=40,rollout=4", "champion:iterations=40,rollout=8,mix=1",
             "champion:iterations=40,discards=heuristic", f"champion:iterations=40,prior={POLICY_WEIGHTS}",
             "champion:iterations=40,search=network", "champion:iterations=40,search=rollouts",
-            "champion:iterations=40,endgame=20")
+            "champion:iterations=40,endgame=20", "champion:iterations=40,endgame=0")
 
 
 def advance(game: Game, steps: int, seed: int) -> None:
@@ -336,8 +336,8 @@ def test_champion_takes_a_winning_meld() -> None:
                     if w.over and w.winner == seat:
                         wins.append(a)
                 if wins and 0 not in wins:
-                    bot = make_bot("champion:iterations=200", seed=1)
-                    assert bot.act(g.view(seat), legal) in wins
+                    for spec in ("champion:iterations=200", "champion:iterations=200,endgame=0"):
+                        assert make_bot(spec, seed=1).act(g.view(seat), legal) in wins, spec
                     found += 1
                     break
             g.apply_id(legal[int(rng.random() * len(legal))])
@@ -483,9 +483,9 @@ def test_training_refuses_bad_arguments_by_name() -> None:
 
 
 def test_champion_hands_the_end_of_a_game_to_the_rollout_search() -> None:
-    """``endgame=K`` (with the network's search): once some seat is within K CT of victory,
-    the seat's actions are the rollout search's (the same move as ``ismcts`` on the same
-    random source); before that the network's search, as ``auto`` at 2 players. ``search=hybrid``
+    """``endgame=K`` (with the network's search): once some seat is within K CT of victory
+    (10 by default), the seat's actions are the rollout search's (the same move as ``ismcts``
+    on the same random source); before that the network's search, as ``auto`` at 2 players. ``search=hybrid``
     hands every action to the rollout search and every discard to the network."""
     state = {"active": 0, "phase": "action", "players": [
         {"hand": ["Stonehenge", "Spearmen", "Axemen", "Flood", "Tribute"], "ct": 16},
@@ -494,7 +494,8 @@ def test_champion_hands_the_end_of_a_game_to_the_rollout_search() -> None:
     crafted = Game.from_position(state).view(0)
     assert make_bot("champion:search=network,endgame=4").in_endgame(crafted)  # type: ignore[attr-defined]
     assert not make_bot("champion:search=network,endgame=3").in_endgame(crafted)  # type: ignore[attr-defined]
-    assert not make_bot("champion").in_endgame(crafted)  # type: ignore[attr-defined]
+    assert make_bot("champion").in_endgame(crafted)  # type: ignore[attr-defined]  # the default: 10 CT
+    assert not make_bot("champion:endgame=0").in_endgame(crafted)  # type: ignore[attr-defined]
 
     def rollout_move(view: View, legal: list[int]) -> int:
         search = ChampionBot(seed=5, iterations=60)._rollout_search
@@ -502,29 +503,35 @@ def test_champion_hands_the_end_of_a_game_to_the_rollout_search() -> None:
         return search.act(view, legal)
 
     def network_move(view: View, legal: list[int]) -> int:
-        return ChampionBot(seed=5, iterations=60, search="network").act(view, legal)
+        return ChampionBot(seed=5, iterations=60, search="network", endgame=0).act(view, legal)
 
-    differ = 0
-    for seed in range(30):  # positions where the two searches choose differently
+    differ = ends = middles = 0
+    for seed in range(60):  # positions where the two searches choose differently
         g = Game(2, seed=seed)
         advance(g, 8 + 3 * seed, seed)
         if g.over or g.to_move is None or len(g.legal_ids()) < 2 or g.legal_ids()[0] >= DISCARD_BASE:
             continue
         view, legal = g.view(g.to_move), g.legal_ids()
         by_rollouts, by_network = rollout_move(view, legal), network_move(view, legal)
+        near_end = max(g.ct) >= g.rules.victory_ct - 10
         for spec, expected in (("champion:iterations=60,search=network,endgame=100", by_rollouts),
                                ("champion:iterations=60,search=network,endgame=0", by_network),
                                ("champion:iterations=60,search=hybrid", by_rollouts),
-                               ("champion:iterations=60", by_network)):
+                               ("champion:iterations=60,endgame=0", by_network),
+                               ("champion:iterations=60", by_rollouts if near_end else by_network)):
             bot = make_bot(spec, seed=5)
             assert isinstance(bot, ChampionBot)
             bot._rollout_search.rng = random.Random(0)
             assert bot.act(view, legal) == expected, spec
         differ += by_rollouts != by_network
-    assert differ >= 2  # the test tells the two searches apart
+        ends += near_end and by_rollouts != by_network
+        middles += not near_end and by_rollouts != by_network
+    assert differ >= 2 and ends and middles  # the test tells the two searches apart
     assert make_bot("champion:search=hybrid").plays_hybrid(4) and not make_bot("champion").plays_hybrid(2)  # type: ignore[attr-defined]
     assert make_bot("champion").plays_rollouts(4) and not make_bot("champion").plays_rollouts(2)  # type: ignore[attr-defined]
     assert make_bot("champion:endgame=3").spec == "champion:endgame=3"
+    assert make_bot("champion:endgame=0").spec == "champion:endgame=0"
+    assert make_bot("champion:endgame=10").spec == "champion"
     assert make_bot("champion:search=hybrid").spec == "champion:search=hybrid"
     for bad in ("-1", "101", "2.5", "x"):
         with pytest.raises(ValueError, match="endgame"):

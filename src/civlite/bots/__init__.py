@@ -107,7 +107,8 @@ LEVEL_NOTES: dict[str, str] = {
     "easy": "the medium strategy, with one move in four at random",
     "medium": "a hand-written strategy",
     "hard": "learned networks (one each for 2, 3 and 4 players), instant",
-    "champion": "searches: with the network at 2 players, with heuristic rollouts at 3 to 8; about a fifth of a second a move",
+    "champion": "searches: with the network at 2 players (heuristic rollouts near the end), "
+                "with heuristic rollouts at 3 to 8; about a fifth of a second a move",
 }
 #: each level's rating on the 2-player ladder (Elo with medium at 1500, 200 to 1,600 games a
 #: pair, ±17 or less; ``civlite ladder``, benchmarks/results/ladder), shown beside the level
