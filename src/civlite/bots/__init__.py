@@ -112,7 +112,7 @@ LEVEL_NOTES: dict[str, str] = {
 }
 #: each level's rating on the 2-player ladder (Elo with medium at 1500, 200 to 1,600 games a
 #: pair, ±17 or less; ``civlite ladder``, benchmarks/results/ladder), shown beside the level
-LEVEL_RATINGS: dict[str, int | None] = {"easy": 1268, "medium": 1500, "hard": 1857, "champion": 1859}
+LEVEL_RATINGS: dict[str, int | None] = {"easy": 1268, "medium": 1500, "hard": 1855, "champion": 1875}
 
 
 def level_label(level: str) -> str:
