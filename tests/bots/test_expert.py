@@ -16,7 +16,7 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from civlite.bots import LEVELS, decide, make_bot, resolve_level  # noqa: E402
-from civlite.bots.champion import MAX_ITERATIONS, MAX_SECONDS, ChampionBot  # noqa: E402
+from civlite.bots.champion import DEFAULT_ENDGAME, MAX_ITERATIONS, MAX_SECONDS, ChampionBot  # noqa: E402
 from civlite.bots.expert import WEIGHTS, ExpertBot, ExpertNet, load_net  # noqa: E402
 from civlite.bots.features import OPPONENTS, SIZE, SPEC, encode, offset, spec_table  # noqa: E402
 from civlite.bots.policy import WEIGHTS as POLICY_WEIGHTS  # noqa: E402
@@ -513,7 +513,7 @@ def test_champion_hands_the_end_of_a_game_to_the_rollout_search() -> None:
             continue
         view, legal = g.view(g.to_move), g.legal_ids()
         by_rollouts, by_network = rollout_move(view, legal), network_move(view, legal)
-        near_end = max(g.ct) >= g.rules.victory_ct - 10
+        near_end = max(g.ct) >= g.rules.victory_ct - DEFAULT_ENDGAME
         for spec, expected in (("champion:iterations=60,search=network,endgame=100", by_rollouts),
                                ("champion:iterations=60,search=network,endgame=0", by_network),
                                ("champion:iterations=60,search=hybrid", by_rollouts),

@@ -211,8 +211,10 @@ class ChampionBot(Bot):
     def in_endgame(self, view: View) -> bool:
         """Whether ``endgame`` hands this decision to the rollout search: some seat is within
         ``endgame`` CT of victory (every seat's CT is public)."""
+        if not self.endgame:
+            return False
         lead = max([p.ct for p in view.players] + ([view.ct] if view.ct is not None else []))
-        return self.endgame > 0 and lead >= view.rules.victory_ct - self.endgame
+        return lead >= view.rules.victory_ct - self.endgame
 
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
