@@ -7,8 +7,14 @@ the strongest play civlite knows is visible:
 * ``ismcts:seconds=0.5``: the honest rollout search at half a second a move;
 * ``peeking-ismcts-300`` and ``peeking-ismcts-1000``: ``ismcts``'s search run on the
   *true* game (every hand in view; only future draws and random steals stay random) at
-  300 and 1,000 iterations a decision (``luck_ceiling.py``'s ``PeekingISMCTS``). These
-  cheat, live in the benchmarks only and are never offered to players.
+  300 and 1,000 iterations a decision (``luck_ceiling.py``'s ``PeekingISMCTS``);
+* ``hands-ismcts-N``: the same search seeing every hand but not the deck's order (each
+  iteration shuffles the deck), N iterations a decision;
+* ``peeking-champion-N``: ``champion``'s network-guided search run on the true game
+  (``PeekingChampion``, ``endgame=0``), N iterations a decision; its discards stay the
+  network's.
+
+The peeking searches cheat, live in the benchmarks only and are never offered to players.
 
 It plays each reference against each bot of ``--against`` (default ``hard``) at 2
 players, seats alternated, game *i* dealt from ``seed + i``, one JSON line a game under
@@ -36,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from luck_ceiling import PeekingISMCTS, play
+from luck_ceiling import PeekingChampion, PeekingISMCTS, play
 from statsmodels.stats.proportion import proportion_confint
 
 from civlite.bots import Bot, make_bot, resolve_level
@@ -62,6 +68,14 @@ def reference_bot(name: str, seed: int) -> Bot:
     """A reference by name: a peeking search, or any bot spec."""
     if name.startswith("peeking-ismcts-"):
         return PeekingISMCTS(seed=seed, iterations=int(name.rsplit("-", 1)[1]))
+    if name.startswith("hands-ismcts-"):
+        # sees every hand, not the deck's order: each iteration shuffles the deck
+        bot = PeekingISMCTS(seed=seed, iterations=int(name.rsplit("-", 1)[1]))
+        bot.deck_seen = False
+        return bot
+    if name.startswith("peeking-champion-"):
+        # the network's search to the end (endgame=0), every move of it on the true game
+        return PeekingChampion(seed=seed, iterations=int(name.rsplit("-", 1)[1]), endgame=0)
     return make_bot(name, seed=seed)
 
 
@@ -70,8 +84,13 @@ def slug(*names: str) -> str:
     return "--".join("".join(c if c in keep else "_" for c in s.lower()) for s in names)
 
 
-def play_pair(ref: str, against: str, games: int, seed: int, out: Path) -> PairResult:
-    """``games`` games of ``ref`` against ``against``, resumed from ``out``'s lines."""
+def play_pair(ref: str, against: str, games: int, seed: int, out: Path,
+              part: tuple[int, int] = (0, 1)) -> PairResult | None:
+    """``games`` games of ``ref`` against ``against``, resumed from ``out``'s lines.
+
+    ``part`` ``(k, n)`` plays only the games ``i`` with ``i % n == k`` (n processes share
+    one file, a line a game); it returns the pair's result once every game is in the file,
+    else ``None``."""
     path = out / "games" / f"{slug(ref, against)}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     done: dict[int, dict[str, Any]] = {}
@@ -84,7 +103,7 @@ def play_pair(ref: str, against: str, games: int, seed: int, out: Path) -> PairR
                 done[rec["game"]] = rec
     with path.open("a") as f:
         for i in range(games):
-            if i in done:
+            if i in done or i % part[1] != part[0]:
                 continue
             t0 = time.perf_counter()
             s = play(seed + i, reference_bot(ref, seed + i), 2, i % 2, opponent=against)
@@ -96,6 +115,13 @@ def play_pair(ref: str, against: str, games: int, seed: int, out: Path) -> PairR
             if (i + 1) % 25 == 0:
                 n = len(done)
                 print(f"{ref} vs {against}: {sum(r['score'] for r in done.values()) / n:.3f} of {n}", flush=True)
+    if part[1] > 1:  # the other parts' games, written meanwhile
+        for line in path.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                done.setdefault(rec["game"], rec)
+    if any(i not in done for i in range(games)):
+        return None
     recs = [done[i] for i in range(games)]
     wins = sum(1 for r in recs if r["score"] == 1.0)
     draws = sum(1 for r in recs if 0 < r["score"] < 1)
@@ -128,9 +154,17 @@ def main() -> int:
                     help="a ladder.json whose 4-player field gives the levels' 4-player rows (default: --ladder's)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--fit-only", action="store_true", help="fit the games already played, play none")
+    ap.add_argument("--part", default="0/1", help="K/N: play only the games i with i %% N == K (N processes, "
+                    "one file); the fit waits for a run with every game")
     a = ap.parse_args()
     refs = [r.strip() for r in a.references.split(",") if r.strip()]
     against = [b.strip() for b in a.against.split(",") if b.strip()]
+    try:
+        k, n = (int(x) for x in a.part.split("/"))
+        if not 0 <= k < n:
+            raise ValueError
+    except ValueError:
+        raise SystemExit(f"--part must be K/N with 0 <= K < N, got {a.part!r}") from None
     a.out.mkdir(parents=True, exist_ok=True)
     lad = json.loads(a.ladder.read_text())
     pairs = [PairResult(p["a"], p["b"], p["games"], p["wins_a"], p["wins_b"], p["draws"], p["seconds"])
@@ -144,7 +178,11 @@ def main() -> int:
                 games = len(path.read_text().splitlines()) if path.exists() else 0
                 if not games:
                     continue
-            played.append(play_pair(ref, b, games, a.seed, a.out))
+            result = play_pair(ref, b, games, a.seed, a.out, (k, n))
+            if result is None:
+                print(f"{ref} vs {b}: part {k}/{n} done; other parts still to play", flush=True)
+                return 0
+            played.append(result)
     for ref, file, kind in IMPORTS_2P:
         if ref in refs:
             n, w, d = imported(ref, file, kind)
