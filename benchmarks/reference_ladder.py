@@ -5,14 +5,14 @@ This benchmark puts three references on that scale, so that a level's distance f
 the strongest play civlite knows is visible:
 
 * ``ismcts:seconds=0.5``: the honest rollout search at half a second a move;
-* ``peeking-ismcts-300`` and ``peeking-ismcts-1000``: ``ismcts``'s search run on the
-  *true* game (every hand in view; only future draws and random steals stay random) at
-  300 and 1,000 iterations a decision (``luck_ceiling.py``'s ``PeekingISMCTS``);
+* ``peeking-ismcts-N`` (the defaults: 300 and 1,000): ``ismcts``'s search run on the
+  *true* game (every hand and the deck's order in view; only reshuffles and random steals
+  stay random), N iterations a decision (``luck_ceiling.py``'s ``PeekingISMCTS``);
 * ``hands-ismcts-N``: the same search seeing every hand but not the deck's order (each
   iteration shuffles the deck), N iterations a decision;
 * ``peeking-champion-N``: ``champion``'s network-guided search run on the true game
   (``PeekingChampion``, ``endgame=0``), N iterations a decision; its discards stay the
-  network's.
+  network's; ``hands-champion-N`` the same seeing every hand but not the deck's order.
 
 The peeking searches cheat, live in the benchmarks only and are never offered to players.
 
@@ -73,9 +73,11 @@ def reference_bot(name: str, seed: int) -> Bot:
         bot = PeekingISMCTS(seed=seed, iterations=int(name.rsplit("-", 1)[1]))
         bot.deck_seen = False
         return bot
-    if name.startswith("peeking-champion-"):
+    if name.startswith(("peeking-champion-", "hands-champion-")):
         # the network's search to the end (endgame=0), every move of it on the true game
-        return PeekingChampion(seed=seed, iterations=int(name.rsplit("-", 1)[1]), endgame=0)
+        champ = PeekingChampion(seed=seed, iterations=int(name.rsplit("-", 1)[1]), endgame=0)
+        champ.deck_seen = name.startswith("peeking-")
+        return champ
     return make_bot(name, seed=seed)
 
 
