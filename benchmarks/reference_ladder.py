@@ -1,7 +1,7 @@
 """The levels' ladder with its references: the strongest known play on the same Elo scale.
 
 ``civlite ladder`` rates the named levels (``benchmarks/results/ladder/ladder.json``).
-This benchmark puts three references on that scale, so that a level's distance from
+This benchmark puts references on that scale, so that a level's distance from
 the strongest play civlite knows is visible:
 
 * ``ismcts:seconds=0.5``: the honest rollout search at half a second a move;
