@@ -66,24 +66,34 @@ IMPORTS_4P = (
 
 def reference_bot(name: str, seed: int) -> Bot:
     """A reference by name: a peeking search, or any bot spec."""
-    if name.startswith("peeking-ismcts-"):
-        return PeekingISMCTS(seed=seed, iterations=int(name.rsplit("-", 1)[1]))
-    if name.startswith("hands-ismcts-"):
-        # sees every hand, not the deck's order: each iteration shuffles the deck
-        bot = PeekingISMCTS(seed=seed, iterations=int(name.rsplit("-", 1)[1]))
-        bot.deck_seen = False
+    kind, _, budget = name.rpartition("-")
+    if kind in ("peeking-ismcts", "hands-ismcts", "peeking-champion", "hands-champion"):
+        bot: PeekingISMCTS | PeekingChampion
+        if kind.endswith("ismcts"):
+            bot = PeekingISMCTS(seed=seed, iterations=int(budget))
+        else:  # the network's search to the end (endgame=0), every move of it on the true game
+            bot = PeekingChampion(seed=seed, iterations=int(budget), endgame=0)
+        bot.deck_seen = kind.startswith("peeking-")  # hands-: each iteration shuffles the deck
         return bot
-    if name.startswith(("peeking-champion-", "hands-champion-")):
-        # the network's search to the end (endgame=0), every move of it on the true game
-        champ = PeekingChampion(seed=seed, iterations=int(name.rsplit("-", 1)[1]), endgame=0)
-        champ.deck_seen = name.startswith("peeking-")
-        return champ
     return make_bot(name, seed=seed)
 
 
 def slug(*names: str) -> str:
     keep = "abcdefghijklmnopqrstuvwxyz0123456789.-"
     return "--".join("".join(c if c in keep else "_" for c in s.lower()) for s in names)
+
+
+def recorded(path: Path, seed: int) -> dict[int, dict[str, Any]]:
+    """The games ``path`` holds, by number (none if it does not exist yet)."""
+    done: dict[int, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                if rec["seed"] != seed + rec["game"]:
+                    raise SystemExit(f"{path} holds games of another seed; use another --out")
+                done[rec["game"]] = rec
+    return done
 
 
 def play_pair(ref: str, against: str, games: int, seed: int, out: Path,
@@ -95,14 +105,7 @@ def play_pair(ref: str, against: str, games: int, seed: int, out: Path,
     else ``None``."""
     path = out / "games" / f"{slug(ref, against)}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    done: dict[int, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                if rec["seed"] != seed + rec["game"]:
-                    raise SystemExit(f"{path} holds games of another seed; use another --out")
-                done[rec["game"]] = rec
+    done = recorded(path, seed)
     with path.open("a") as f:
         for i in range(games):
             if i in done or i % part[1] != part[0]:
@@ -117,11 +120,8 @@ def play_pair(ref: str, against: str, games: int, seed: int, out: Path,
             if (i + 1) % 25 == 0:
                 n = len(done)
                 print(f"{ref} vs {against}: {sum(r['score'] for r in done.values()) / n:.3f} of {n}", flush=True)
-    if part[1] > 1:  # the other parts' games, written meanwhile
-        for line in path.read_text().splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                done.setdefault(rec["game"], rec)
+    if part[1] > 1:  # with the other parts' games, written meanwhile
+        done = recorded(path, seed)
     if any(i not in done for i in range(games)):
         return None
     recs = [done[i] for i in range(games)]
