@@ -178,6 +178,36 @@ def load_expert(model: Any, net: ExpertNet) -> None:
             m.bias.copy_(torch.as_tensor(b))
 
 
+def widen(net: ExpertNet, width: int, seed: int) -> ExpertNet:
+    """``net`` with ``width`` units in each hidden layer, computing the same function: the
+    new units' incoming weights are random (as torch draws a fresh layer's), their outgoing
+    weights zero, so the widened network plays exactly as ``net`` until training moves
+    them (a function-preserving widening, as in Net2Net's)."""
+    old = int(net.w0.shape[1])
+    if net.w1.shape[1] != old:
+        raise ValueError("widening needs hidden layers of one width")
+    if width < old:
+        raise ValueError(f"cannot widen {old} hidden units to {width}")
+    if width == old:
+        return net
+    rng = np.random.default_rng(seed)
+    extra = width - old
+
+    def fresh(fan_in: int, cols: int) -> np.ndarray:
+        bound = 1.0 / np.sqrt(fan_in)
+        return rng.uniform(-bound, bound, (fan_in, cols)).astype(np.float32)
+
+    w0 = np.concatenate([net.w0, fresh(net.w0.shape[0], extra)], axis=1)
+    b0 = np.concatenate([net.b0, np.zeros(extra, np.float32)])
+    # old units of the second layer ignore the new first-layer units; new ones read every unit
+    w1 = np.concatenate([np.concatenate([net.w1, np.zeros((extra, old), np.float32)]), fresh(width, extra)], axis=1)
+    b1 = np.concatenate([net.b1, np.zeros(extra, np.float32)])
+    wp = np.concatenate([net.wp, np.zeros((extra, net.wp.shape[1]), np.float32)])
+    wv = np.concatenate([net.wv, np.zeros((extra, net.wv.shape[1]), np.float32)])
+    return ExpertNet({"w0": w0, "b0": b0, "w1": w1, "b1": b1, "wp": wp, "bp": net.bp, "wv": wv, "bv": net.bv},
+                     {**net.meta, "widened": {"from": old, "to": width, "seed": seed}})
+
+
 def export(model: Any, value_from: ExpertNet, meta: dict[str, Any]) -> ExpertNet:
     """The actor as an :class:`ExpertNet` (its value head copied from ``value_from``, to be
     refitted by :func:`fit_value`)."""
@@ -310,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="from this step on, also evaluate the mean of the actor's weights at every evaluation "
                          "since (a weight average, as in stochastic weight averaging); the latest is written "
                          "beside --out as NAME-average.npz")
+    ap.add_argument("--widen", type=int, default=None,
+                    help="start from --init widened to this many units a hidden layer (the same play at the start, "
+                         "more capacity to learn)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
     ap.add_argument("--out", type=Path, required=True, help="where the best network so far is written")
@@ -324,6 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     init_path = a.init or TABLE_WEIGHTS.get(a.players, WEIGHTS)
     try:
         init = ExpertNet.load(init_path)
+        if a.widen is not None:
+            init = widen(init, a.widen, sub_seed(a.seed, "widen"))
         make_bot(a.opponent, seed=0)
     except ValueError as e:
         ap.error(str(e))
@@ -381,7 +416,8 @@ def main(argv: list[str] | None = None) -> int:
     def checkpoint(steps: int) -> None:
         meta = {"players": a.players, "trained_by": "examples/train_table_ppo.py", "init": shown(init_path),
                 "steps": steps, "seed": a.seed,
-                "oracle_critic": a.oracle_critic, "shipped_seats": a.shipped_seats, "shaping": a.shaping}
+                "oracle_critic": a.oracle_critic, "shipped_seats": a.shipped_seats, "shaping": a.shaping,
+                "hidden": int(init.w0.shape[1])}
         net = export(model, init, meta)
         consider(net, steps, "current")
         if a.average_from is None or steps < a.average_from:

@@ -1,7 +1,7 @@
 """``examples/train_table_ppo.py``: a few seconds of PPO at 3 players from the shipped
-network, with the critic that reads the hands, weight averaging and one seat of the
-starting network (slow); the network it writes loads as ``expert`` weights and plays; its
-layers round-trip through the trainer's model; the critic alone reads the hands; the
+network, widened, with the critic that reads the hands, weight averaging and one seat of
+the starting network (slow); the network it writes loads as ``expert`` weights and plays; its
+layers round-trip through the trainer's model; widening keeps its play; the critic alone reads the hands; the
 starting network's seats rotate over the environments; bad arguments get a clear error."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def test_table_ppo_trains_evaluates_and_writes_an_expert_network(tmp_path: Path)
     out, log = tmp_path / "net.npz", tmp_path / "log.jsonl"
     done = _run("--players", "3", "--minutes", "0.05", "--envs", "2", "--n-steps", "64", "--batch-size", "64",
                 "--critic-games", "2", "--eval-every", "128", "--eval-games", "3", "--value-games", "2",
-                "--seed", "5", "--oracle-critic", "--average-from", "0", "--shipped-seats", "1", "--out", str(out), "--log", str(log))
+                "--seed", "5", "--oracle-critic", "--average-from", "0", "--shipped-seats", "1", "--widen", "320", "--out", str(out), "--log", str(log))
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     assert rows[0]["steps"] == 0 and rows[0]["kept"] is True and len(rows) >= 2
@@ -45,7 +45,7 @@ def test_table_ppo_trains_evaluates_and_writes_an_expert_network(tmp_path: Path)
     assert kept[-1]["value"]["log_loss_after"] <= kept[-1]["value"]["log_loss_before"] + 1e-6
     bot = make_bot(f"expert:weights={out}", seed=1)
     assert isinstance(bot, ExpertBot) and bot.net.meta["players"] == 3 and bot.net.meta["oracle_critic"] is True
-    assert bot.net.meta["shipped_seats"] == 1
+    assert bot.net.meta["shipped_seats"] == 1 and bot.net.meta["hidden"] == 320 and bot.net.w1.shape == (320, 320)
     assert bot.net.meta["eval"]["score"] == max(r["score"] for r in rows)
     g = Game(3, seed=4)
     while not g.over:
@@ -96,7 +96,39 @@ def test_table_ppo_refuses_bad_arguments(tmp_path: Path) -> None:
     assert done.returncode == 2 and "--shipped-seats must be 0 to 3" in done.stderr
     done = _run("--players", "4", "--shaping", "1.5", "--out", str(tmp_path / "o.npz"))
     assert done.returncode == 2 and "--shaping must be from 0 to 1" in done.stderr
+    done = _run("--players", "4", "--widen", "100", "--out", str(tmp_path / "o.npz"))
+    assert done.returncode == 2 and "cannot widen 256 hidden units to 100" in done.stderr
     assert not (tmp_path / "o.npz").exists()
+
+
+def test_table_ppo_widening_keeps_the_network_s_play() -> None:
+    """``--widen``: the wider network gives the same scores and value on every position of a
+    game, its new units take part (their incoming weights are not zero) and the same seed
+    widens the same way."""
+    from civlite.bots.expert import TABLE_WEIGHTS, ExpertNet
+    from civlite.bots.features import encode
+    from civlite.engine import Game
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    import train_table_ppo as mod
+
+    net = ExpertNet.load(TABLE_WEIGHTS[4])
+    wide = mod.widen(net, 384, seed=3)
+    assert wide.w0.shape == (net.w0.shape[0], 384) and wide.w1.shape == (384, 384) and wide.wp.shape[0] == 384
+    assert np.abs(wide.w0[:, 256:]).min() > 0 and np.abs(wide.w1[:, 256:]).sum() > 0
+    assert wide.meta["widened"] == {"from": 256, "to": 384, "seed": 3}
+    g = Game(4, seed=9)
+    xs = []
+    while not g.over:
+        seat = g.to_move
+        assert seat is not None
+        xs.append(encode(g.view(seat)))
+        g.apply_id(g.legal_ids()[0])
+    x = np.array(xs)
+    (l0, v0), (l1, v1) = net.forward(x), wide.forward(x)
+    assert np.allclose(l0, l1, atol=1e-5) and np.allclose(v0, v1, atol=1e-6)
+    assert np.array_equal(mod.widen(net, 384, seed=3).w1, wide.w1)
+    assert mod.widen(net, 256, seed=3) is net
 
 
 @pytest.mark.parametrize("seed", [3, 4, 5])
