@@ -302,6 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--measure-teacher", type=int, default=0, metavar="GAMES",
                     help="only measure: the rollout improvement of the current network as one seat "
                     "against heuristic over GAMES games, and the network alone on the same deals")
+    ap.add_argument("--present", action="store_true",
+                    help="train on the shards written so far instead of generating the rest (a round "
+                         "stopped early, its generation split over processes)")
     ap.add_argument("--stop-after", choices=("generate", "train", "gate"), default="gate",
                     help="stop the round after this stage (for running generation in several processes)")
     args = ap.parse_args(argv)
@@ -334,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         net = ExpertNet.load(best_path)
         for k in range(args.shards):
             p = d / f"r{r:03d}_s{k:03d}.npz"
-            if p.exists() or (only and k not in only):
+            if p.exists() or (only and k not in only) or args.present:
                 continue
             t0 = time.time()
             arrays = generate(net, args, sub_seed(args.seed, r, k))
@@ -344,15 +347,19 @@ def main(argv: list[str] | None = None) -> int:
                  "seconds": round(time.time() - t0, 1)})
         shards = [d / f"r{q:03d}_s{k:03d}.npz" for q in range(max(0, r - args.window + 1), r + 1)
                   for k in range(args.shards)]
-        if args.stop_after == "generate" or not all(p.exists() for p in shards):
+        if args.present:
+            shards = [p for p in shards if p.exists()]
+        if args.stop_after == "generate" or not shards or not all(p.exists() for p in shards):
             return 0
         cand_path = d / f"cand_{r:03d}.npz"
         if not cand_path.exists():
             t0 = time.time()
             cand, stats = train(net, shards, args, sub_seed(args.seed, r, "train"))
             cand.save(cand_path, half=False)
+            present = {"present": [p.stem for p in shards]} if args.present else {}
             log({"stage": "train", "round": r, "target": args.target, "tau": args.tau, "lr": args.lr,
-                 "epochs": args.epochs, "train": args.train, **stats, "seconds": round(time.time() - t0, 1)})
+                 "epochs": args.epochs, "train": args.train, **stats, **present,
+                 "seconds": round(time.time() - t0, 1)})
         if args.stop_after == "train":
             return 0
         cand = ExpertNet.load(cand_path)

@@ -1,6 +1,6 @@
 """``examples/rollout_distil.py``: the rollout improvement it distils is honest and judges
 every legal move on the same worlds; (slow) a few seconds of each stage, resumed and
-reproduced."""
+reproduced, and a round stopped early trained on the shards it wrote."""
 
 from __future__ import annotations
 
@@ -113,6 +113,13 @@ def test_rollout_distil_generates_trains_gates_resumes_and_reproduces(tmp_path: 
     for name in ("r000_s000.npz", "r000_s001.npz", "cand_000.npz"):
         x, y = np.load(a / name), np.load(b / name)
         assert all(np.array_equal(x[k], y[k]) for k in x.files)
+    # --present: a round stopped early trains on the shards written, generating no more
+    c = tmp_path / "c"
+    run(c, "--rounds", "1", "--only-shards", "1", "--stop-after", "generate")
+    run(c, "--rounds", "1", "--present", "--stop-after", "train")
+    assert sorted(p.name for p in c.glob("r*.npz")) == ["r000_s001.npz"] and (c / "cand_000.npz").exists()
+    trained = json.loads((c / "log.jsonl").read_text().splitlines()[-1])
+    assert trained["stage"] == "train" and trained["shards"] == 1 and trained["present"] == ["r000_s001"]
     # --measure-teacher: the teacher and the network alone on the same deals, nothing trained
     run(b, "--measure-teacher", "3")
     last = json.loads((b / "log.jsonl").read_text().splitlines()[-1])
