@@ -335,9 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     while state["round"] < args.rounds:
         r = state["round"]
         net = ExpertNet.load(best_path)
-        for k in range(args.shards):
+        for k in range(0 if args.present else args.shards):  # --present: no more generated
             p = d / f"r{r:03d}_s{k:03d}.npz"
-            if p.exists() or (only and k not in only) or args.present:
+            if p.exists() or (only and k not in only):
                 continue
             t0 = time.time()
             arrays = generate(net, args, sub_seed(args.seed, r, k))
