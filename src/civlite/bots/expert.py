@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -82,12 +83,18 @@ class ExpertNet:
         return cls(arrays, meta)
 
     def save(self, path: str | Path, half: bool = True) -> None:
-        """Write the weights (``half``: as float16, half the size; loaded back as float32)."""
+        """Write the weights (``half``: as float16, half the size; loaded back as float32).
+
+        The file appears whole or not at all (written beside it, then renamed), so a process
+        that loads it while another writes it never reads a partial file."""
         dt = np.float16 if half else np.float32
         out: dict[str, np.ndarray] = {"meta": np.array(json.dumps(self.meta))}
         for k in _NAMES:
             out[k] = getattr(self, k).astype(dt)
-        np.savez_compressed(path, **out)  # type: ignore[arg-type]
+        path = Path(path)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")
+        np.savez_compressed(tmp, **out)  # type: ignore[arg-type]
+        os.replace(tmp, path)
 
     def hidden(self, x: np.ndarray) -> np.ndarray:
         h: np.ndarray = np.tanh(x @ self.w0 + self.b0)
