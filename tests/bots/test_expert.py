@@ -135,7 +135,7 @@ def test_a_table_size_with_a_network_plays_it_and_others_the_all_sizes_one(tmp_p
 
     bot = make_bot("expert", seed=0)
     assert isinstance(bot, ExpertBot)
-    assert {2, 3, 4} <= set(TABLE_WEIGHTS)
+    assert {2, 3, 4, 6} <= set(TABLE_WEIGHTS)
     for n, path in TABLE_WEIGHTS.items():
         assert path.is_file() and path.parent == WEIGHTS.parent
         net = load_net(str(path))

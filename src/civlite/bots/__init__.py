@@ -106,7 +106,7 @@ LEVELS: dict[str, str] = {
 LEVEL_NOTES: dict[str, str] = {
     "easy": "the medium strategy, with one move in four at random",
     "medium": "a hand-written strategy",
-    "hard": "learned networks (one each for 2, 3 and 4 players), instant",
+    "hard": "learned networks (one each for 2, 3, 4 and 6 players), instant",
     "champion": "searches: with the network at 2 players (heuristic rollouts near the end), "
                 "with heuristic rollouts at 3 to 8; about a fifth of a second a move",
 }

@@ -19,7 +19,9 @@ networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`):
   what a rollout improvement of it chose in 157,555 positions;
 * ``expert-4p.npz``, the all-sizes network fine-tuned by PPO at that size against
   ``heuristic``, then trained by ``examples/rollout_distil.py`` on what a rollout
-  improvement of it chose in 126,572 positions.
+  improvement of it chose in 126,572 positions;
+* ``expert-6p.npz``, the all-sizes network trained by ``examples/rollout_distil.py`` at 6
+  players on what a rollout improvement of it chose in 106,080 positions.
 
 ``train_table_ppo.py`` is MaskablePPO against ``heuristic`` with a critic that read the
 true hands during training. At a table size with a network of its own the bot plays with
@@ -47,7 +49,7 @@ from .features import SIZE, encode
 WEIGHTS = Path(__file__).with_name("expert.npz")
 #: networks trained for one table size, shipped beside :data:`WEIGHTS`; without ``weights=``
 #: the ``expert`` and ``champion`` bots use the one of their table's size (``tables=0``: not)
-TABLE_WEIGHTS: dict[int, Path] = {n: Path(__file__).with_name(f"expert-{n}p.npz") for n in (2, 3, 4)}
+TABLE_WEIGHTS: dict[int, Path] = {n: Path(__file__).with_name(f"expert-{n}p.npz") for n in (2, 3, 4, 6)}
 _NAMES = ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")
 
 
