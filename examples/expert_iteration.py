@@ -398,8 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         if g["accepted"]:
             net = ExpertNet.load(cand_path)
             net.meta = {**net.meta, "expert_iteration_round": r, "seed": args.seed}
-            net.save(d / "best.npz.tmp.npz")
-            os.replace(d / "best.npz.tmp.npz", d / "best.npz")
+            net.save(d / "best.npz")  # written beside it, then renamed
             if args.ship:
                 shutil.copyfile(d / "best.npz", args.ship)
             state["accepted"].append(r)
