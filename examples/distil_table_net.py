@@ -47,7 +47,7 @@ import numpy as np
 from civlite.bots import make_bot
 from civlite.bots.encoding import encode_view
 from civlite.bots.expert import WEIGHTS, ExpertNet
-from civlite.bots.features import SIZE, encode
+from civlite.bots.features import SIZE, complete, encode
 from civlite.bots.policy import Network, features
 from civlite.engine import NUM_ACTIONS, Game, obs_size
 
@@ -124,7 +124,7 @@ def train(init: ExpertNet, shards: list[Path], args: argparse.Namespace, players
 
     net = Net.from_expert(init)
     data = [np.load(p) for p in shards]
-    x = torch.from_numpy(np.concatenate([d["x"] for d in data]))
+    x = torch.from_numpy(np.concatenate([complete(d["x"]) for d in data]))  # older shards: + meld summaries
     mask = torch.from_numpy(np.concatenate([d["mask"] for d in data]))
     pi = torch.from_numpy(np.concatenate([d["pi"] for d in data]).astype(np.float32))
     z = torch.from_numpy(np.concatenate([d["z"] for d in data]))

@@ -50,7 +50,7 @@ import numpy as np
 
 from civlite.bots import make_bot
 from civlite.bots.expert import TABLE_WEIGHTS, WEIGHTS, ExpertBot, ExpertNet
-from civlite.bots.features import SIZE, encode
+from civlite.bots.features import SIZE, complete, encode
 from civlite.bots.heuristic import Evaluator, discard_on_game, evaluator, policy_on_game
 from civlite.bots.ismcts import ISMCTSBot
 from civlite.engine import DISCARD_BASE, NUM_ACTIONS, Game, View, sample_world
@@ -222,7 +222,7 @@ def train(net: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: in
     torch.set_num_threads(1)
     gen = torch.Generator().manual_seed(seed)
     data = [dict(np.load(p)) for p in shards]
-    x = torch.from_numpy(np.concatenate([d["x"] for d in data]))
+    x = torch.from_numpy(np.concatenate([complete(d["x"]) for d in data]))  # older shards: + meld summaries
     mask = torch.from_numpy(np.concatenate([d["mask"] for d in data]))
     y = torch.from_numpy(np.concatenate([targets(d, args.bonus) for d in data]))
     judged = torch.from_numpy(np.concatenate([d["judged"] for d in data]))
@@ -244,7 +244,8 @@ def train(net: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: in
         # p_new(a) proportional to p_old(a) * exp(score(a) / tau); discards unchanged
         q = torch.from_numpy(np.concatenate([d["q"] for d in data]).astype(np.float32))
         w = torch.exp((q - q.max(-1, keepdim=True).values) / args.tau).masked_fill(~mask, 0.0)
-        soft = torch.where(judged[:, None], (p_old if args.target == "weighted" else 1.0) * w, p_old)
+        prior = p_old ** args.prior_power if args.prior_power != 1.0 else p_old
+        soft = torch.where(judged[:, None], (prior if args.target == "weighted" else 1.0) * w, p_old)
         soft = soft / soft.sum(-1, keepdim=True).clamp_min(1e-12)
     else:
         soft = torch.nn.functional.one_hot(y, p_old.shape[1]).float()
@@ -292,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
                     "swap: the network's policy with its move's and the improved move's probabilities "
                     "exchanged; move: the improved move alone")
     ap.add_argument("--tau", type=float, default=0.05, help="the weighted target's temperature")
+    ap.add_argument("--prior-power", type=float, default=1.0,
+                    help="the weighted target takes the network's policy to this power (below 1: further "
+                         "from it where the scores disagree)")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--minibatch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-4)
@@ -357,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
             cand, stats = train(net, shards, args, sub_seed(args.seed, r, "train"))
             cand.save(cand_path, half=False)
             present = {"present": [p.stem for p in shards]} if args.present else {}
-            log({"stage": "train", "round": r, "target": args.target, "tau": args.tau, "lr": args.lr,
+            log({"stage": "train", "round": r, "target": args.target, "tau": args.tau,
+                 "prior_power": args.prior_power, "lr": args.lr,
                  "epochs": args.epochs, "train": args.train, **stats, **present,
                  "seconds": round(time.time() - t0, 1)})
         if args.stop_after == "train":

@@ -46,7 +46,7 @@ import numpy as np
 
 from civlite.bots import make_bot
 from civlite.bots.expert import TABLE_WEIGHTS, WEIGHTS, ExpertNet
-from civlite.bots.features import SIZE, encode, encode_table
+from civlite.bots.features import SIZE, complete, encode, encode_table
 from civlite.engine import DISCARD_BASE, Game
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -101,7 +101,7 @@ def train(init: ExpertNet, shards: list[Path], args: argparse.Namespace, key: st
     torch.set_num_threads(args.threads)
     net = Net.from_expert(init)
     data = [np.load(p) for p in shards]
-    x = torch.from_numpy(np.concatenate([d[key] for d in data]).astype(np.float32))
+    x = torch.from_numpy(np.concatenate([complete(d[key].astype(np.float32)) for d in data]))  # older shards: + meld summaries
     z = torch.from_numpy(np.concatenate([d["z"] for d in data]))
     total = len(x)
     hold = int(total * args.holdout)

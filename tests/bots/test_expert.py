@@ -18,9 +18,20 @@ np = pytest.importorskip("numpy")
 from civlite.bots import LEVELS, decide, make_bot, resolve_level  # noqa: E402
 from civlite.bots.champion import DEFAULT_ENDGAME, MAX_ITERATIONS, MAX_SECONDS, ChampionBot  # noqa: E402
 from civlite.bots.expert import WEIGHTS, ExpertBot, ExpertNet, load_net  # noqa: E402
-from civlite.bots.features import OPPONENTS, SIZE, SPEC, encode, offset, spec_table  # noqa: E402
+from civlite.bots.features import (  # noqa: E402
+    BASE_SIZE,
+    OPPONENTS,
+    SIZE,
+    SPEC,
+    _meld_block,
+    _meld_of,
+    complete,
+    encode,
+    offset,
+    spec_table,
+)
 from civlite.bots.policy import WEIGHTS as POLICY_WEIGHTS  # noqa: E402
-from civlite.engine import DISCARD_BASE, NUM_ACTIONS, Game, View, sample_world  # noqa: E402
+from civlite.engine import DISCARD_BASE, NUM_ACTIONS, Game, RuleSet, View, sample_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -222,6 +233,126 @@ def test_a_corrupt_weights_file_is_refused(tmp_path: Path) -> None:
     np.savez(short, w0=net.w0[:10], b0=net.b0)
     with pytest.raises(ValueError, match="lack"):
         ExpertNet.load(short)
+
+
+# -- the meld summaries ----------------------------------------------------------------------
+def meld_slots(hand: list[int], pile: list[int], rules: RuleSet | None = None,
+               need_ct: int = 20, unseen: list[int] | None = None) -> dict[str, list[float]]:
+    x = [0.0] * SIZE
+    _meld_block(hand, pile, unseen or [0] * 8, need_ct, _meld_of(rules or RuleSet()), x)
+    out = {}
+    for name, w, _ in SPEC:
+        if name.startswith(("meld_", "win_", "fetch_")):
+            out[name] = [round(v, 6) for v in x[offset(name):offset(name) + w]]
+    return out
+
+
+def test_the_meld_summaries_of_a_hand_one_card_short() -> None:
+    # C L L L W A M, no Building, X X: lacks B alone (R7.1); one B in the discard pile
+    m = meld_slots([1, 3, 1, 1, 1, 0, 0, 2], [0, 0, 0, 0, 0, 1, 0, 0])
+    assert m["meld_lacking"] == [0, 1, 0, 0]
+    assert m["meld_need"] == [0, 0, 0, 0, 0, 1, 0, 0]
+    # two spare L; of the two X one is the meld's (X is the only 'one of' suit held)
+    assert m["meld_spare"] == [0, 0.2, 0, 0, 0, 0, 0, 0.1]
+    assert m["meld_in_discard"] == [1]
+    # the B not in the pile: nothing to take back with Foundations
+    assert meld_slots([1, 3, 1, 1, 1, 0, 0, 2], [2, 0, 0, 0, 0, 0, 0, 0])["meld_in_discard"] == [0]
+
+
+def test_the_meld_summaries_of_a_full_meld_and_of_an_empty_hand() -> None:
+    full = meld_slots([1, 1, 1, 1, 1, 1, 1, 1], [0] * 8)
+    # with both a D and an X either can go into the meld, so each may be spent
+    assert full["meld_lacking"] == [1, 0, 0, 0] and full["meld_need"] == [0] * 8
+    assert full["meld_spare"] == [0, 0, 0, 0, 0, 0, 0.1, 0.1]
+    empty = meld_slots([0] * 8, [1] * 8)
+    assert empty["meld_lacking"] == [0, 0, 0, 1] and empty["meld_need"] == [1] * 8
+    assert empty["meld_in_discard"] == [0]  # seven cards short, not one
+
+
+def test_the_victory_summaries() -> None:
+    full = [1, 3, 1, 1, 1, 1, 0, 1]  # a meld, and L L spare
+    # 5 CT short: the meld wins (R7.2); Pass the Torch (advanced L, 2 CT) leaves the meld in hand
+    m = meld_slots(full, [0] * 8, need_ct=5)
+    assert m["win_meld"] == [1] and m["win_ability"] == [0] * 16
+    # Vision and Pass the Torch are paid from the spare L; every other ability the hand can
+    # pay takes the meld's only card of its suit
+    assert [i for i, v in enumerate(m["win_ability_meld"]) if v] == [1, 8 + 1]
+    # 7 CT short: only an ability worth 2 CT, paid from the spare cards, wins with the meld
+    m = meld_slots(full, [0] * 8, need_ct=7)
+    assert m["win_meld"] == [0]
+    assert [i for i, v in enumerate(m["win_ability_meld"]) if v] == [8 + 1]
+    # 2 CT short without a meld: Pass the Torch alone wins
+    m = meld_slots([0, 2, 0, 0, 0, 0, 0, 0], [0] * 8, need_ct=2)
+    assert m["win_meld"] == [0] and [i for i, v in enumerate(m["win_ability"]) if v] == [8 + 1]
+    assert m["win_ability_meld"] == [0] * 16
+    # paying the X of a meld's only 'one of' card breaks the meld
+    m = meld_slots([1, 1, 1, 1, 1, 1, 0, 2], [0] * 8, need_ct=5)
+    assert m["win_ability_meld"][8 + 7] == 0 and m["win_ability_meld"][7] == 1
+
+
+def test_the_fetch_summaries() -> None:
+    # lacks the Wonder alone; a spare L pays for Vision, a spare B for Foundations
+    hand = [1, 2, 0, 1, 1, 2, 1, 0]
+    m = meld_slots(hand, [0] * 8, need_ct=20, unseen=[0, 0, 3, 0, 0, 0, 0, 0])
+    assert [i for i, v in enumerate(m["fetch_meld"]) if v] == [1]  # Vision: W may be in the deck
+    assert m["fetch_win"] == [0] * 16
+    m = meld_slots(hand, [0, 0, 1, 0, 0, 0, 0, 0], need_ct=5)
+    assert [i for i, v in enumerate(m["fetch_meld"]) if v] == [5]  # Foundations: a W in the pile
+    assert [i for i, v in enumerate(m["fetch_win"]) if v] == [5]  # and the meld then wins
+    # paying Vision with the only L would leave two cards lacking
+    m = meld_slots([1, 1, 0, 1, 1, 1, 1, 0], [0] * 8, unseen=[0, 0, 3, 0, 0, 0, 0, 0])
+    assert m["fetch_meld"] == [0] * 16
+
+
+def test_the_meld_summaries_follow_the_rule_sets_meld() -> None:
+    rules = RuleSet.from_dict({"meld": {"suits": ["C", "L"], "one_of": []}})
+    m = meld_slots([1, 0, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 0], rules)
+    assert m["meld_lacking"] == [0, 1, 0, 0] and m["meld_need"] == [0, 1, 0, 0, 0, 0, 0, 0]
+    assert m["meld_in_discard"] == [1]
+    g = Game(3, seed=5, rules=rules)
+    x = encode(g.view(0))
+    hand = [round(float(v) * 10) for v in x[:8]]
+    lacking = (hand[0] == 0) + (hand[1] == 0)
+    assert x[offset("meld_lacking") + lacking] == 1.0
+
+
+def test_complete_adds_what_encode_writes_to_older_encodings() -> None:
+    rows = []
+    for n in range(2, 9):
+        g = Game(n, seed=900 + n)
+        rng = random.Random(n)
+        while not g.over and len(rows) < 400 * (n - 1):
+            seat = g.to_move
+            assert seat is not None
+            rows.append(encode(g.view(seat)))
+            legal = g.legal_ids()
+            g.apply_id(legal[int(rng.random() * len(legal))])
+    x = np.stack(rows)
+    assert x[:, BASE_SIZE:].any()
+    assert np.array_equal(complete(x[:, :BASE_SIZE]), x)
+    assert complete(x) is x
+    with pytest.raises(ValueError, match=f"rows of {BASE_SIZE} or {SIZE}"):
+        complete(x[:, :100])
+
+
+def test_a_network_trained_before_the_meld_summaries_reads_the_first_values(tmp_path: Path) -> None:
+    net = load_net(str(WEIGHTS))
+    old = ExpertNet({k: (getattr(net, k)[:BASE_SIZE] if k == "w0" else getattr(net, k))
+                     for k in ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")})
+    assert old.inputs == BASE_SIZE and old.w0.shape[0] == SIZE and not old.w0[BASE_SIZE:].any()
+    g = Game(4, seed=11)
+    advance(g, 40, 11)
+    x = encode(g.view(0))
+    w0 = net.w0[:BASE_SIZE]
+    h = np.tanh(np.tanh(x[:BASE_SIZE] @ w0 + net.b0) @ net.w1 + net.b1)
+    assert np.array_equal(old.logits(x), h @ net.wp + net.bp)
+    path = tmp_path / "old.npz"
+    old.save(path, half=False)
+    assert np.load(path)["w0"].shape[0] == BASE_SIZE  # saved as it was read
+    assert np.array_equal(ExpertNet.load(path).logits(x), old.logits(x))
+    with pytest.raises(ValueError, match=f"has {SIZE} \\({BASE_SIZE} before"):
+        ExpertNet({k: (getattr(net, k)[:100] if k == "w0" else getattr(net, k))
+                   for k in ("w0", "b0", "w1", "b1", "wp", "bp", "wv", "bv")})
 
 
 # -- champion ------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..engine import NUM_ACTIONS, View
 from . import Bot, register
-from .features import SIZE, encode
+from .features import BASE_SIZE, SIZE, encode
 
 WEIGHTS = Path(__file__).with_name("expert.npz")
 #: networks trained for one table size, shipped beside :data:`WEIGHTS`; without ``weights=``
@@ -61,12 +61,22 @@ class ExpertNet:
         if missing:
             raise ValueError(f"expert weights lack {', '.join(missing)}")
         a = {k: np.ascontiguousarray(arrays[k], dtype=np.float32) for k in _NAMES}
-        if a["w0"].shape[0] != SIZE:
-            raise ValueError(f"expert weights take {a['w0'].shape[0]} inputs; the encoding has {SIZE}")
+        if a["w0"].ndim != 2 or a["w0"].shape[0] not in (SIZE, BASE_SIZE):
+            raise ValueError(f"expert weights take {a['w0'].shape[0] if a['w0'].ndim else 0} inputs; the encoding "
+                             f"has {SIZE} ({BASE_SIZE} before its meld summaries)")
         if a["wp"].shape[1] != NUM_ACTIONS:
             raise ValueError(f"expert weights give {a['wp'].shape[1]} action scores, not {NUM_ACTIONS}")
         if a["wv"].shape[1] != 1:
             raise ValueError("expert weights' value head must give one number")
+        #: how many values of the encoding the network reads: :data:`SIZE`, or
+        #: :data:`BASE_SIZE` for a network trained before the meld summaries
+        self.inputs = int(a["w0"].shape[0])
+        # ``w0`` always has SIZE rows (those a network does not read are zero), so a trainer
+        # warm-started from an older network learns the later inputs; inference reads the
+        # rows the file holds, exactly as it was trained
+        self._w0 = a["w0"]
+        if self.inputs < SIZE:
+            a["w0"] = np.concatenate([a["w0"], np.zeros((SIZE - self.inputs, a["w0"].shape[1]), np.float32)])
         self.w0, self.b0, self.w1, self.b1 = a["w0"], a["b0"], a["w1"], a["b1"]
         self.wp, self.bp, self.wv, self.bv = a["wp"], a["bp"], a["wv"], a["bv"]
         self.meta = dict(meta or {})
@@ -92,14 +102,16 @@ class ExpertNet:
         dt = np.float16 if half else np.float32
         out: dict[str, np.ndarray] = {"meta": np.array(json.dumps(self.meta))}
         for k in _NAMES:
-            out[k] = getattr(self, k).astype(dt)
+            out[k] = (self._w0 if k == "w0" else getattr(self, k)).astype(dt)
         path = Path(path)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp.npz")
         np.savez_compressed(tmp, **out)  # type: ignore[arg-type]
         os.replace(tmp, path)
 
     def hidden(self, x: np.ndarray) -> np.ndarray:
-        h: np.ndarray = np.tanh(x @ self.w0 + self.b0)
+        if self.inputs < SIZE:
+            x = x[..., :self.inputs]
+        h: np.ndarray = np.tanh(x @ self._w0 + self.b0)
         out: np.ndarray = np.tanh(h @ self.w1 + self.b1)
         return out
 

@@ -5,7 +5,16 @@ so a network trained on it plays one table size. This encoding does not: it hold
 seat's own features, then **seven opponent slots in turn order** (slot 1 is the next seat
 to play after the viewer, slot 2 the one after, ...), the slots past the table's last
 opponent zero with their ``present`` flag off, then summaries pooled over the opponents
-and the table's size as a one-hot. Its length is :data:`SIZE` at 2 to 8 players.
+and the table's size as a one-hot. After them come **meld summaries** of the seat's own
+hand (R7.1, read from the rule set's meld): how many cards it lacks for a meld, which
+suits, the cards it could spend and still meld, and whether the discard pile holds the one
+card it lacks. They are functions of the hand and the discard pile, which the encoding
+already holds, but a small network learns them poorly from counts alone. Its length is
+:data:`SIZE` at 2 to 8 players.
+
+The meld summaries were added after the first networks were trained; those read the first
+:data:`BASE_SIZE` values, which are unchanged, and :func:`complete` adds the summaries to
+encodings stored before them.
 
 Everything comes from the :class:`~civlite.engine.View` alone, so it holds exactly what
 the seat may know. Counts are divided by :data:`SCALE` (so most values lie in 0..2).
@@ -16,11 +25,11 @@ the seat may know. Counts are divided by :data:`SCALE` (so most values lie in 0.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from ..engine import Game, View
+from ..engine import Game, RuleSet, View
 from ..engine.cards import SUIT_OF
 
 #: counts (cards, CT, turns) are multiplied by this
@@ -71,6 +80,22 @@ def _spec() -> tuple[tuple[str, int, str], ...]:
         ("finite_supply", 1, "1 if the CT supply is finite"),
         ("supply", 1, "CT left in the supply (0 when unlimited)"),
         ("bias", 1, "always 1"),
+        ("meld_lacking", 4, "one-hot of the cards the own hand lacks for a meld (R7.1): 0, 1, 2, 3 or more"),
+        ("meld_need", 8, "1 for each suit the own hand lacks for a meld (each 'one of' suit when it "
+                         "holds none of them), by suit"),
+        ("meld_spare", 8, "own cards of each suit that could be spent with a meld's cards still in hand"),
+        ("meld_in_discard", 1, "1 if the own hand lacks one card for a meld and the discard pile holds one "
+                               "that fills it, else 0"),
+        ("win_meld", 1, "1 if the own hand holds a meld whose CT reach the victory CT (R7.2, R8.1), else 0"),
+        ("win_ability", 16, "1 for each ability the own hand can pay whose CT gain reaches the victory CT: "
+                            "basic by suit, then advanced by suit"),
+        ("win_ability_meld", 16, "1 for each ability the own hand can pay and still hold a meld, whose CT gain "
+                                 "with the meld's reaches the victory CT: basic by suit, then advanced by suit"),
+        ("fetch_meld", 16, "1 for each ability that searches the deck or the discard pile (Vision, Foundations) "
+                           "which the own hand can pay and then lack one card for a meld, that card being "
+                           "in the discard pile searched, or for the deck among the cards the seat has not "
+                           "seen: basic by suit, then advanced by suit"),
+        ("fetch_win", 16, "the same, where that meld's CT (and the ability's) reach the victory CT"),
     ]
     return tuple(rows)
 
@@ -99,6 +124,13 @@ _RESOLVING = _OFFSETS["resolving"]
 _DECIDER = _OFFSETS["decider"]
 _ACTIVE = _OFFSETS["active"]
 _TAIL = _OFFSETS["extra_turn"]
+_MELD = _OFFSETS["meld_lacking"]
+_WIN = _OFFSETS["win_meld"]
+_FETCH = _OFFSETS["fetch_meld"]
+#: the length of the encoding before the meld summaries (networks trained before them read
+#: this many values, its first ones)
+BASE_SIZE: Final = _MELD
+_HAND_SIZE_AT = _OFFSETS["hand_size"]
 
 
 def offset(name: str) -> int:
@@ -118,8 +150,11 @@ def encode(view: View) -> np.ndarray:
     s = SCALE
     x = [0.0] * SIZE
     suit_of = SUIT_OF
+    hand = [0] * 8
     for c in view.hand:
-        x[suit_of[c.id]] += s
+        hand[suit_of[c.id]] += 1
+    for k in range(8):
+        x[k] = hand[k] * s
     victory = view.rules.victory_ct
     own_ct = view.ct or 0
     x[8] = own_ct * s
@@ -129,6 +164,7 @@ def encode(view: View) -> np.ndarray:
     sum_ct = 0
     max_hand = 0
     cards = 0
+    seen = hand[:]
     for p in view.players:
         k = (p.seat - seat) % n  # 1..n-1
         j = OPP0 + OPP_WIDTH * (k - 1)
@@ -138,6 +174,7 @@ def encode(view: View) -> np.ndarray:
         x[j + 3] = max(0, victory - p.ct) * s
         for c in p.known:
             x[j + 4 + suit_of[c.id]] += s
+            seen[suit_of[c.id]] += 1
         if p.ct > max_ct:
             max_ct = p.ct
         sum_ct += p.ct
@@ -151,8 +188,11 @@ def encode(view: View) -> np.ndarray:
     if 2 <= n <= 8:
         x[_PLAYERS + n - 2] = 1.0
     x[_DECK] = view.deck_size * s
+    pile = [0] * 8
     for c in view.discard:
-        x[_DISCARD + suit_of[c.id]] += s
+        pile[suit_of[c.id]] += 1
+    for k in range(8):
+        x[_DISCARD + k] = pile[k] * s
     if view.searching is not None:
         for c in view.searching:
             x[_SEARCHING + suit_of[c.id]] += s
@@ -180,7 +220,133 @@ def encode(view: View) -> np.ndarray:
     x[_TAIL + 3] = 1.0 if view.supply is not None else 0.0
     x[_TAIL + 4] = (view.supply or 0) * s
     x[_TAIL + 5] = 1.0
+    meld = _meld_of(r)
+    unseen = [meld.sizes[k] - seen[k] - pile[k] for k in range(8)]
+    _meld_block(hand, pile, unseen, max(0, victory - own_ct), meld, x)
     return np.array(x, dtype=np.float32)
+
+
+class _Meld(NamedTuple):
+    """What the summaries read of a rule set, as plain ints."""
+
+    suits: tuple[int, ...]  # a meld takes one card of each
+    one_of: tuple[int, ...]  # and one card of one of these
+    ct: int  # CT a meld gains
+    #: (slot, suit, cards paid, CT gained, what it searches: 0 nothing, 1 the deck, 2 the
+    #: discard pile) of every ability; slot 0-7 basic, 8-15 advanced by suit
+    abilities: tuple[tuple[int, int, int, int, int], ...]
+    sizes: tuple[int, ...]  # the deck's cards of each suit
+
+
+_meld_cache: list[Any] = [None, None]
+
+
+def _meld_of(rules: RuleSet) -> _Meld:
+    """The rule set's meld and abilities as :class:`_Meld` (cached for the last rule set)."""
+    if _meld_cache[0] is not rules:
+        abilities = tuple(
+            ((8 if ab.tier == "advanced" else 0) + int(ab.suit), int(ab.suit), ab.cards,
+             sum(e.amount for e in ab.effects if e.op in ("gain_ct", "steal_ct")),
+             2 if any(e.op == "search_discard" for e in ab.effects)
+             else 1 if any(e.op == "search_deck" for e in ab.effects) else 0)
+            for ab in rules.abilities)
+        _meld_cache[1] = _Meld(tuple(int(k) for k in rules.meld_suits), tuple(int(k) for k in rules.meld_one_of),
+                               rules.meld_ct, abilities, tuple(rules.suit_sizes))
+        _meld_cache[0] = rules
+    out: _Meld = _meld_cache[1]
+    return out
+
+
+def _lacking(hand: list[int], meld: _Meld) -> tuple[int, list[int], int]:
+    """(cards the hand lacks for a meld, 1 for each suit lacking, the hand's 'one of' cards)."""
+    need = [0] * 8
+    lacking = 0
+    for k in meld.suits:
+        if not hand[k]:
+            need[k] = 1
+            lacking += 1
+    held = 0
+    for k in meld.one_of:
+        held += hand[k]
+    if meld.one_of and not held:
+        for k in meld.one_of:
+            need[k] = 1
+        lacking += 1
+    return lacking, need, held
+
+
+def _meld_block(hand: list[int], pile: list[int], unseen: list[int], need_ct: int, meld: _Meld,
+                x: list[float]) -> None:
+    """Write the meld and victory summaries of a hand into ``x``: ``hand``, ``pile`` and
+    ``unseen`` are cards by suit (in the hand, in the discard pile, and those the seat has
+    not seen, in the deck or in hidden hands); ``need_ct`` the CT still needed to win."""
+    suits, one_of = meld.suits, meld.one_of
+    lacking, need, held = _lacking(hand, meld)
+    x[_MELD + min(lacking, 3)] = 1.0
+    spare = _MELD + 12
+    for k in range(8):
+        if need[k]:
+            x[_MELD + 4 + k] = 1.0
+        c = hand[k]
+        if c:
+            if k in suits or (k in one_of and c == held):  # the meld takes one of this suit
+                c -= 1
+            x[spare + k] = c * SCALE
+    if lacking == 1:
+        for k in range(8):
+            if need[k] and pile[k]:
+                x[_MELD + 20] = 1.0
+                break
+    melds = lacking == 0
+    wins = need_ct > 0
+    if wins and melds and meld.ct >= need_ct:
+        x[_WIN] = 1.0
+    for slot, k, cost, gain, searches in meld.abilities:
+        c = hand[k]
+        if c < cost:
+            continue
+        if wins and gain >= need_ct:
+            x[_WIN + 1 + slot] = 1.0
+        if wins and melds and gain + meld.ct >= need_ct:
+            left = c - cost
+            if (left >= 1 if k in suits else held - cost >= 1 if k in one_of else True):
+                x[_WIN + 17 + slot] = 1.0
+        if searches:
+            hand[k] -= cost
+            after, short, _ = _lacking(hand, meld)
+            hand[k] += cost
+            if after == 1:
+                source = pile if searches == 2 else unseen
+                if any(short[j] and source[j] for j in range(8)):
+                    x[_FETCH + slot] = 1.0
+                    if wins and gain + meld.ct >= need_ct:
+                        x[_FETCH + 16 + slot] = 1.0
+
+
+def complete(x: np.ndarray, rules: RuleSet | None = None) -> np.ndarray:
+    """Encodings stored before the meld summaries (rows of :data:`BASE_SIZE` values, made
+    under ``rules``, the standard set by default) with the summaries added: rows of
+    :data:`SIZE` values, as :func:`encode` writes them now. Rows of :data:`SIZE` values are
+    returned as they are."""
+    if x.ndim != 2 or x.shape[1] not in (BASE_SIZE, SIZE):
+        raise ValueError(f"expected rows of {BASE_SIZE} or {SIZE} expert encoding values, got shape {x.shape}")
+    if x.shape[1] == SIZE:
+        return x
+    meld = _meld_of(rules if rules is not None else RuleSet())
+    needs = np.rint(x[:, 10] / SCALE).astype(int).tolist()
+    known = sum(x[:, OPP0 + OPP_WIDTH * k + 4:OPP0 + OPP_WIDTH * k + 12] for k in range(OPPONENTS))
+    unseens = (np.array(meld.sizes) - np.rint((x[:, :8] + known) / SCALE).astype(int)
+               - np.rint(x[:, _DISCARD:_DISCARD + 8] / SCALE).astype(int)).tolist()
+    out = np.zeros((x.shape[0], SIZE), np.float32)
+    out[:, :BASE_SIZE] = x
+    hands = np.rint(x[:, :8] / SCALE).astype(int).tolist()
+    piles = np.rint(x[:, _DISCARD:_DISCARD + 8] / SCALE).astype(int).tolist()
+    row = [0.0] * SIZE
+    for i, (hand, pile, unseen, need_ct) in enumerate(zip(hands, piles, unseens, needs, strict=True)):
+        block = row[:]
+        _meld_block(hand, pile, unseen, need_ct, meld, block)
+        out[i, BASE_SIZE:] = block[BASE_SIZE:]
+    return out
 
 
 def encode_table(world: Game, seat: int) -> np.ndarray:
