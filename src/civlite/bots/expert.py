@@ -10,18 +10,14 @@ the seat's view and nothing else, so it cannot read hidden cards.
 The weights ship in the package as ``expert.npz``; they were trained by
 ``examples/train_expert.py`` (imitation of ``heuristic`` as a start, then self-play
 against a league of its past versions, ``heuristic`` and ``ismcts``). Beside it ship
-networks of the same shape trained for one table size (:data:`TABLE_WEIGHTS`):
+networks of the same layers trained for one table size (:data:`TABLE_WEIGHTS`):
 
 * ``expert-2p.npz``, distilled by ``examples/distil_table_net.py`` from the 2-player
   ``policy`` network, then trained on by ``examples/train_table_ppo.py``;
-* ``expert-3p.npz``, the 4-player recipe's network at 3 players, then trained on by
-  ``examples/train_table_ppo.py`` in two rounds and by ``examples/rollout_distil.py`` on
-  what a rollout improvement of it chose in 157,555 positions;
-* ``expert-4p.npz``, the all-sizes network fine-tuned by PPO at that size against
-  ``heuristic``, then trained by ``examples/rollout_distil.py`` on what a rollout
-  improvement of it chose in 126,572 positions;
-* ``expert-6p.npz``, the all-sizes network trained by ``examples/rollout_distil.py`` at 6
-  players on what a rollout improvement of it chose in 106,080 positions.
+* ``expert-3p.npz``, ``expert-4p.npz`` and ``expert-6p.npz``, trained by
+  ``examples/rollout_distil.py`` on what a rollout improvement of the network then shipped
+  for that size chose (157,555, 126,572 and 106,080 positions), reading the encoding's
+  summaries of the hand (meld, victory, fetch), which the networks before them lacked.
 
 ``train_table_ppo.py`` is MaskablePPO against ``heuristic`` with a critic that read the
 true hands during training. At a table size with a network of its own the bot plays with
