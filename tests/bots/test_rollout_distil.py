@@ -16,7 +16,8 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from civlite.bots.expert import TABLE_WEIGHTS, ExpertNet  # noqa: E402
+from civlite.bots.expert import TABLE_WEIGHTS, WEIGHTS, ExpertNet  # noqa: E402
+from civlite.bots.features import BASE_SIZE, SIZE  # noqa: E402
 from civlite.engine import DISCARD_BASE, Game, sample_world  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,6 +121,21 @@ def test_rollout_distil_generates_trains_gates_resumes_and_reproduces(tmp_path: 
     assert sorted(p.name for p in c.glob("r*.npz")) == ["r000_s001.npz"] and (c / "cand_000.npz").exists()
     trained = json.loads((c / "log.jsonl").read_text().splitlines()[-1])
     assert trained["stage"] == "train" and trained["shards"] == 1 and trained["present"] == ["r000_s001"]
+    # a shard written before the hand summaries (BASE_SIZE values a position) trains as one
+    # written now; a network from before them learns them (its candidate reads SIZE values)
+    old = dict(np.load(a / "r000_s000.npz"))
+    old["x"] = old["x"][:, :BASE_SIZE]
+    cands = []
+    for name, power in (("d", "1"), ("e", "0.25")):
+        d = tmp_path / name
+        d.mkdir()
+        np.savez(d / "r000_s000.npz", **old)  # type: ignore[arg-type]
+        run(d, "--rounds", "1", "--present", "--stop-after", "train", "--init", str(WEIGHTS),
+            "--prior-power", power)
+        cands.append(ExpertNet.load(d / "cand_000.npz"))
+        assert cands[-1].inputs == SIZE and ExpertNet.load(d / "best.npz").inputs == BASE_SIZE
+    # --prior-power below 1 moves the target further from the network's policy
+    assert not np.array_equal(cands[0].wp, cands[1].wp)
     # --measure-teacher: the teacher and the network alone on the same deals, nothing trained
     run(b, "--measure-teacher", "3")
     last = json.loads((b / "log.jsonl").read_text().splitlines()[-1])
