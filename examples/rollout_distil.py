@@ -22,9 +22,13 @@ Each **round** has three stages, each resumable (the same command goes on from t
    with probability ``--improve-share`` (else the network's), so the positions are those of
    a mixture of the two policies, as in DAgger. Shard ``k`` of round ``r`` is dealt from
    ``(seed, r, k)`` and written whole (a temporary file renamed).
-2. **Train** (torch, one thread): the network, warm-started, learns the improved moves of
-   the last ``--window`` rounds' positions (cross-entropy to the best-scored move) and the
-   kept discards (to its own choice), while its value head is held to its old outputs.
+2. **Train** (torch, one thread): the network, warm-started, learns the judged positions of
+   the last ``--window`` rounds (``--target``; by default cross-entropy to its own policy
+   raised to ``--prior-power`` times ``exp(score / --tau)``, normalised over the legal moves)
+   and the kept discards (to its own choice), while its value head is held to its old
+   outputs. A network from before the encoding's hand summaries gains them as inputs (zero
+   weights at the start), and shards written before them are completed
+   (:func:`civlite.bots.features.complete`).
 3. **Gate**: the candidate and the network each play one seat against ``heuristic`` on the
    same ``--gate-games`` fresh deals (seats rotated); the candidate replaces the network
    only if it scores at least ``--gate-margin`` more.
