@@ -481,7 +481,7 @@ def test_champion_takes_a_winning_meld() -> None:
 def _positions(count: int) -> list[tuple[Game, int]]:
     out = []
     for i in range(count):
-        n = (2, 3, 4)[i % 3]
+        n = (2, 3, 4, 6)[i % 4]
         g = Game(n, seed=90_000 + i)
         advance(g, 12 + 7 * i, i)
         if not g.over:
@@ -494,7 +494,7 @@ def test_a_bots_decision_depends_only_on_its_view_and_seed(spec: str) -> None:
     """Deal the cards the seat cannot see another way (consistent with its view): the same
     bot with the same seed makes the same decision."""
     checked = 0
-    for game, i in _positions(9):
+    for game, i in _positions(12):
         seat = game.to_move
         assert seat is not None
         view = game.view(seat)
@@ -512,7 +512,7 @@ def test_a_bots_decision_depends_only_on_its_view_and_seed(spec: str) -> None:
 def test_other_deals_really_differ() -> None:
     """The honesty test's worlds do change what the seat cannot see."""
     changed = 0
-    for game, i in _positions(9):
+    for game, i in _positions(12):
         seat = game.to_move
         assert seat is not None
         world = sample_world(game.view(seat), random.Random(i))
