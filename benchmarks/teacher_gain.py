@@ -57,6 +57,15 @@ def change(own: Compact, best: Compact) -> str:
     return f"{own.op}: another target"
 
 
+def judged_positions(f: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A shard's judged positions: (encodings, scores with the illegal moves at -inf, legal
+    masks, the network's moves)."""
+    with np.load(f) as d:
+        judged = d["judged"]
+        x, q, mask, own = d["x"][judged], d["q"][judged].astype(np.float32), d["mask"][judged], d["own"][judged]
+    return x, np.where(mask, q, -np.inf), mask, own
+
+
 def tabulate(files: list[Path], margin: float, top: int) -> dict[str, Any]:
     pending = offset("pending")
     kinds: dict[str, list[float]] = {}
@@ -65,10 +74,7 @@ def tabulate(files: list[Path], margin: float, top: int) -> dict[str, Any]:
     pairs: Counter[str] = Counter()
     pair_gain: Counter[str] = Counter()
     for f in files:
-        with np.load(f) as d:
-            judged = d["judged"]
-            x, q, mask, own = d["x"][judged], d["q"][judged].astype(np.float32), d["mask"][judged], d["own"][judged]
-        q = np.where(mask, q, -np.inf)
+        x, q, mask, own = judged_positions(f)
         best = q.argmax(axis=1)
         gain = q.max(axis=1) - q[np.arange(len(own)), own]
         kind = x[:, pending:pending + len(KINDS)].argmax(axis=1)
@@ -116,12 +122,9 @@ def score_nets(files: list[Path], nets: list[Path]) -> list[dict[str, Any]]:
     own_score = best_score = 0.0
     n = 0
     for f in files:
-        with np.load(f) as d:
-            judged = d["judged"]
-            x, q, mask, own = d["x"][judged], d["q"][judged].astype(np.float32), d["mask"][judged], d["own"][judged]
+        x, q, mask, own = judged_positions(f)
         x = complete(x)
         rows = np.arange(len(own))
-        q = np.where(mask, q, -np.inf)
         best = q.argmax(axis=1)
         own_score += float(q[rows, own].sum())
         best_score += float(q.max(axis=1).sum())

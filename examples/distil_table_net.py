@@ -124,7 +124,7 @@ def train(init: ExpertNet, shards: list[Path], args: argparse.Namespace, players
 
     net = Net.from_expert(init)
     data = [np.load(p) for p in shards]
-    x = torch.from_numpy(np.concatenate([complete(d["x"]) for d in data]))  # older shards: + meld summaries
+    x = torch.from_numpy(np.concatenate([complete(d["x"]) for d in data]))  # older shards: + hand summaries
     mask = torch.from_numpy(np.concatenate([d["mask"] for d in data]))
     pi = torch.from_numpy(np.concatenate([d["pi"] for d in data]).astype(np.float32))
     z = torch.from_numpy(np.concatenate([d["z"] for d in data]))

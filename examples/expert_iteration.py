@@ -203,7 +203,7 @@ def train(best: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: i
     torch.set_num_threads(1)
     gen = torch.Generator().manual_seed(seed)
     data = [np.load(p) for p in shards]
-    x = torch.from_numpy(np.concatenate([complete(d["x"]) for d in data]))  # older shards: + meld summaries
+    x = torch.from_numpy(np.concatenate([complete(d["x"]) for d in data]))  # older shards: + hand summaries
     mask = torch.from_numpy(np.concatenate([d["mask"] for d in data]))
     pi_np = np.concatenate([d["pi"] for d in data]).astype(np.float32) ** args.target_power
     pi = torch.from_numpy(pi_np / np.maximum(pi_np.sum(-1, keepdims=True), 1e-12))

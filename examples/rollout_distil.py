@@ -226,7 +226,7 @@ def train(net: ExpertNet, shards: list[Path], args: argparse.Namespace, seed: in
     torch.set_num_threads(1)
     gen = torch.Generator().manual_seed(seed)
     data = [dict(np.load(p)) for p in shards]
-    x = torch.from_numpy(np.concatenate([complete(d["x"]) for d in data]))  # older shards: + meld summaries
+    x = torch.from_numpy(np.concatenate([complete(d["x"]) for d in data]))  # older shards: + hand summaries
     mask = torch.from_numpy(np.concatenate([d["mask"] for d in data]))
     y = torch.from_numpy(np.concatenate([targets(d, args.bonus) for d in data]))
     judged = torch.from_numpy(np.concatenate([d["judged"] for d in data]))

@@ -101,7 +101,7 @@ def train(init: ExpertNet, shards: list[Path], args: argparse.Namespace, key: st
     torch.set_num_threads(args.threads)
     net = Net.from_expert(init)
     data = [np.load(p) for p in shards]
-    x = torch.from_numpy(np.concatenate([complete(d[key].astype(np.float32)) for d in data]))  # older shards: + meld summaries
+    x = torch.from_numpy(np.concatenate([complete(d[key].astype(np.float32)) for d in data]))  # older shards: + hand summaries
     z = torch.from_numpy(np.concatenate([d["z"] for d in data]))
     total = len(x)
     hold = int(total * args.holdout)

@@ -59,13 +59,13 @@ class ExpertNet:
         a = {k: np.ascontiguousarray(arrays[k], dtype=np.float32) for k in _NAMES}
         if a["w0"].ndim != 2 or a["w0"].shape[0] not in (SIZE, BASE_SIZE):
             raise ValueError(f"expert weights take {a['w0'].shape[0] if a['w0'].ndim else 0} inputs; the encoding "
-                             f"has {SIZE} ({BASE_SIZE} before its meld summaries)")
+                             f"has {SIZE} ({BASE_SIZE} before its hand summaries)")
         if a["wp"].shape[1] != NUM_ACTIONS:
             raise ValueError(f"expert weights give {a['wp'].shape[1]} action scores, not {NUM_ACTIONS}")
         if a["wv"].shape[1] != 1:
             raise ValueError("expert weights' value head must give one number")
         #: how many values of the encoding the network reads: :data:`SIZE`, or
-        #: :data:`BASE_SIZE` for a network trained before the meld summaries
+        #: :data:`BASE_SIZE` for a network trained before the hand summaries
         self.inputs = int(a["w0"].shape[0])
         # ``w0`` always has SIZE rows (those a network does not read are zero), so a trainer
         # warm-started from an older network learns the later inputs; inference reads the

@@ -5,14 +5,15 @@ so a network trained on it plays one table size. This encoding does not: it hold
 seat's own features, then **seven opponent slots in turn order** (slot 1 is the next seat
 to play after the viewer, slot 2 the one after, ...), the slots past the table's last
 opponent zero with their ``present`` flag off, then summaries pooled over the opponents
-and the table's size as a one-hot. After them come **meld summaries** of the seat's own
-hand (R7.1, read from the rule set's meld): how many cards it lacks for a meld, which
-suits, the cards it could spend and still meld, and whether the discard pile holds the one
-card it lacks. They are functions of the hand and the discard pile, which the encoding
-already holds, but a small network learns them poorly from counts alone. Its length is
-:data:`SIZE` at 2 to 8 players.
+and the table's size as a one-hot. After them come **summaries of the seat's own hand**,
+read from the rule set's meld and abilities (R5 to R8): how many cards it lacks for a meld
+and of which suits, the cards it could spend and still meld, whether the discard pile holds
+the one card it lacks, which abilities or meld reach the victory CT this turn, and which
+searching abilities would fetch the one card a meld lacks. They are functions of values the
+encoding already holds, but a small network learns them poorly from counts alone. Its
+length is :data:`SIZE` at 2 to 8 players.
 
-The meld summaries were added after the first networks were trained; those read the first
+The hand summaries were added after the first networks were trained; those read the first
 :data:`BASE_SIZE` values, which are unchanged, and :func:`complete` adds the summaries to
 encodings stored before them.
 
@@ -25,7 +26,7 @@ the seat may know. Counts are divided by :data:`SCALE` (so most values lie in 0.
 
 from __future__ import annotations
 
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 import numpy as np
 
@@ -124,13 +125,18 @@ _RESOLVING = _OFFSETS["resolving"]
 _DECIDER = _OFFSETS["decider"]
 _ACTIVE = _OFFSETS["active"]
 _TAIL = _OFFSETS["extra_turn"]
-_MELD = _OFFSETS["meld_lacking"]
-_WIN = _OFFSETS["win_meld"]
-_FETCH = _OFFSETS["fetch_meld"]
-#: the length of the encoding before the meld summaries (networks trained before them read
+_LACKING = _OFFSETS["meld_lacking"]
+_NEED = _OFFSETS["meld_need"]
+_SPARE = _OFFSETS["meld_spare"]
+_IN_DISCARD = _OFFSETS["meld_in_discard"]
+_WIN_MELD = _OFFSETS["win_meld"]
+_WIN_ABILITY = _OFFSETS["win_ability"]
+_WIN_ABILITY_MELD = _OFFSETS["win_ability_meld"]
+_FETCH_MELD = _OFFSETS["fetch_meld"]
+_FETCH_WIN = _OFFSETS["fetch_win"]
+#: the length of the encoding before the hand summaries (networks trained before them read
 #: this many values, its first ones)
-BASE_SIZE: Final = _MELD
-_HAND_SIZE_AT = _OFFSETS["hand_size"]
+BASE_SIZE: Final = _LACKING
 
 
 def offset(name: str) -> int:
@@ -238,23 +244,20 @@ class _Meld(NamedTuple):
     sizes: tuple[int, ...]  # the deck's cards of each suit
 
 
-_meld_cache: list[Any] = [None, None]
-
-
 def _meld_of(rules: RuleSet) -> _Meld:
-    """The rule set's meld and abilities as :class:`_Meld` (cached for the last rule set)."""
-    if _meld_cache[0] is not rules:
+    """The rule set's meld and abilities as :class:`_Meld` (kept in ``rules.cache``)."""
+    meld: _Meld | None = rules.cache.get("expert_meld")
+    if meld is None:
         abilities = tuple(
             ((8 if ab.tier == "advanced" else 0) + int(ab.suit), int(ab.suit), ab.cards,
              sum(e.amount for e in ab.effects if e.op in ("gain_ct", "steal_ct")),
              2 if any(e.op == "search_discard" for e in ab.effects)
              else 1 if any(e.op == "search_deck" for e in ab.effects) else 0)
             for ab in rules.abilities)
-        _meld_cache[1] = _Meld(tuple(int(k) for k in rules.meld_suits), tuple(int(k) for k in rules.meld_one_of),
-                               rules.meld_ct, abilities, tuple(rules.suit_sizes))
-        _meld_cache[0] = rules
-    out: _Meld = _meld_cache[1]
-    return out
+        meld = _Meld(tuple(int(k) for k in rules.meld_suits), tuple(int(k) for k in rules.meld_one_of),
+                     rules.meld_ct, abilities, tuple(rules.suit_sizes))
+        rules.cache["expert_meld"] = meld
+    return meld
 
 
 def _lacking(hand: list[int], meld: _Meld) -> tuple[int, list[int], int]:
@@ -282,35 +285,34 @@ def _meld_block(hand: list[int], pile: list[int], unseen: list[int], need_ct: in
     not seen, in the deck or in hidden hands); ``need_ct`` the CT still needed to win."""
     suits, one_of = meld.suits, meld.one_of
     lacking, need, held = _lacking(hand, meld)
-    x[_MELD + min(lacking, 3)] = 1.0
-    spare = _MELD + 12
+    x[_LACKING + min(lacking, 3)] = 1.0
     for k in range(8):
         if need[k]:
-            x[_MELD + 4 + k] = 1.0
+            x[_NEED + k] = 1.0
         c = hand[k]
         if c:
             if k in suits or (k in one_of and c == held):  # the meld takes one of this suit
                 c -= 1
-            x[spare + k] = c * SCALE
+            x[_SPARE + k] = c * SCALE
     if lacking == 1:
         for k in range(8):
             if need[k] and pile[k]:
-                x[_MELD + 20] = 1.0
+                x[_IN_DISCARD] = 1.0
                 break
     melds = lacking == 0
     wins = need_ct > 0
     if wins and melds and meld.ct >= need_ct:
-        x[_WIN] = 1.0
+        x[_WIN_MELD] = 1.0
     for slot, k, cost, gain, searches in meld.abilities:
         c = hand[k]
         if c < cost:
             continue
         if wins and gain >= need_ct:
-            x[_WIN + 1 + slot] = 1.0
+            x[_WIN_ABILITY + slot] = 1.0
         if wins and melds and gain + meld.ct >= need_ct:
             left = c - cost
             if (left >= 1 if k in suits else held - cost >= 1 if k in one_of else True):
-                x[_WIN + 17 + slot] = 1.0
+                x[_WIN_ABILITY_MELD + slot] = 1.0
         if searches:
             hand[k] -= cost
             after, short, _ = _lacking(hand, meld)
@@ -318,13 +320,13 @@ def _meld_block(hand: list[int], pile: list[int], unseen: list[int], need_ct: in
             if after == 1:
                 source = pile if searches == 2 else unseen
                 if any(short[j] and source[j] for j in range(8)):
-                    x[_FETCH + slot] = 1.0
+                    x[_FETCH_MELD + slot] = 1.0
                     if wins and gain + meld.ct >= need_ct:
-                        x[_FETCH + 16 + slot] = 1.0
+                        x[_FETCH_WIN + slot] = 1.0
 
 
 def complete(x: np.ndarray, rules: RuleSet | None = None) -> np.ndarray:
-    """Encodings stored before the meld summaries (rows of :data:`BASE_SIZE` values, made
+    """Encodings stored before the hand summaries (rows of :data:`BASE_SIZE` values, made
     under ``rules``, the standard set by default) with the summaries added: rows of
     :data:`SIZE` values, as :func:`encode` writes them now. Rows of :data:`SIZE` values are
     returned as they are."""
