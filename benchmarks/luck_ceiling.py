@@ -99,7 +99,7 @@ def play(seed: int, bot: Bot, players: int, me: int, opponent: str = "heuristic"
         assert seat is not None
         legal = g.legal_ids()
         if seat == me:
-            if isinstance(bot, (PeekingChampion, PeekingISMCTS)):
+            if hasattr(bot, "truth"):  # a peeking search: the true game, before each decision
                 bot.truth = g
             a = bot.act(g.view(seat), legal)
         else:

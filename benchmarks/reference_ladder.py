@@ -10,6 +10,11 @@ the strongest play civlite knows is visible:
   stay random), N iterations a decision (``luck_ceiling.py``'s ``PeekingISMCTS``);
 * ``hands-ismcts-N``: the same search seeing every hand but not the deck's order (each
   iteration shuffles the deck), N iterations a decision;
+* ``hands-br-N``: a best response to ``hard`` (``best_response.py``'s
+  ``HandsBestResponse``): a search that sees every hand but not the deck's order and
+  plays ``hard``'s own moves for its opponent, N iterations a decision; its score bounds
+  what an honest bot scores against ``hard``. ``peeking-br-N`` the same seeing the deck's
+  order too (the control: what the search makes of every card);
 * ``peeking-champion-N``: ``champion``'s network-guided search run on the true game
   (``PeekingChampion``, ``endgame=0``), N iterations a decision; its discards stay the
   network's; ``hands-champion-N`` the same seeing every hand but not the deck's order.
@@ -42,6 +47,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from best_response import HandsBestResponse
 from luck_ceiling import PeekingChampion, PeekingISMCTS, play
 from statsmodels.stats.proportion import proportion_confint
 
@@ -75,6 +81,10 @@ def reference_bot(name: str, seed: int) -> Bot:
             bot = PeekingChampion(seed=seed, iterations=int(budget), endgame=0)
         bot.deck_seen = kind.startswith("peeking-")  # hands-: each iteration shuffles the deck
         return bot
+    if kind in ("hands-br", "peeking-br"):  # a best response to hard (best_response.py)
+        br = HandsBestResponse(seed=seed, iterations=int(budget))
+        br.deck_seen = kind == "peeking-br"  # hands-br: the hands alone, never the deck's order
+        return br
     return make_bot(name, seed=seed)
 
 

@@ -1,0 +1,207 @@
+"""A best response to a known bot, seeing every hand but not the deck: a bound for honest play.
+
+An honest bot decides from its view. Against a fixed opponent whose policy is known (a
+level's bot is public and deterministic: ``hard`` plays its network's best legal action),
+the best any honest bot can do is at most what a player can do who, in addition, sees
+every hand: every honest strategy is one such a player could follow. That player's best
+response is a single-agent problem: the opponent's moves are a function of the state it
+sees, and only the deck's order (and random steals) stay random.
+
+:class:`HandsBestResponse` searches for it (Monte Carlo tree search with chance nodes):
+
+* every iteration copies the true game and shuffles its deck: the hands are seen, the
+  deck's order is not (the order of a deck shuffled once is uniform given what is seen);
+* a decision node is one of the searcher's own decisions, keyed by what it sees there
+  (every hand, the CT, the discard pile, the deck's size, the turn and the legal moves):
+  the tree branches on the draws and steals between two of its decisions, so the search
+  never acts on a card it could not have seen (no strategy fusion over the deck);
+* between its decisions the opponents play their own bot (``opponent``, the same bot and
+  weights as in the game), its forced moves are made and its discards are its rollout
+  policy's; selection is PUCT on its own result only (one agent, the rest is chance), its
+  prior the rollout policy's network's;
+* below the tree, a rollout plays the game to its end: the opponents their bot, the
+  searcher its ``rollout`` policy (default ``hard``'s network); the result is 1 for a win,
+  0 for a loss, a share for a draw (no estimate of an unfinished game);
+* the move is the most visited root child.
+
+With the budget raised it converges to the best response a hands-seeing player has
+(restricted to discards by the rollout policy), so its score against the opponent,
+once more budget stops helping, bounds what an honest bot scores against that opponent.
+It lives in the benchmarks only and is never offered to players.
+
+    .venv/bin/python benchmarks/reference_ladder.py --references hands-br-100 \\
+        --games 400 --seed 47000 --out benchmarks/results/clairvoyant-bound-2p
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from civlite.bots import Bot, make_bot
+from civlite.bots.expert import priors
+from civlite.bots.features import encode
+from civlite.bots.ismcts import ISMCTSBot
+from civlite.engine import DISCARD_BASE, Game, View
+
+
+class _Decision:
+    """One of the searcher's decisions: its actions' statistics."""
+
+    __slots__ = ("children", "prior", "visits", "wins")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.wins = 0.0
+        self.prior: dict[int, float] = {}
+        self.children: dict[int, _Action] = {}
+
+
+class _Action:
+    """An action of a decision node: the searcher's mean result, and where chance took it."""
+
+    __slots__ = ("next", "visits", "wins")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.wins = 0.0
+        self.next: dict[tuple[Any, ...], _Decision] = {}
+
+
+class HandsBestResponse(Bot):
+    """A best-response search against ``opponent``, seeing the hands (``truth``, set before
+    each decision), never the deck's order (``deck_seen`` False)."""
+
+    name = "hands-br"
+    truth: Game | None = None
+    deck_seen = False
+
+    def __init__(self, seed: int | None = None, iterations: int = 100, opponent: str = "hard",
+                 rollout: str = "hard", c: float = 1.0) -> None:
+        super().__init__(seed)
+        self.iterations = iterations
+        self.c = c
+        self.opponent = make_bot(opponent, seed=0)
+        self.policy = make_bot(rollout, seed=0)
+        if getattr(self.opponent, "slow", False) or getattr(self.opponent, "sample", False):
+            raise ValueError(f"the opponent must be a fast deterministic bot, got {opponent!r}")
+
+    # -- the bot interface ----------------------------------------------------------
+    def act(self, view: View, legal: Sequence[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        if legal[0] >= DISCARD_BASE:  # discards: the rollout policy's (the search does not branch on them)
+            return self.policy.act(view, legal)
+        assert self.truth is not None and view.seat is not None
+        me = view.seat
+        root = self._decision(view, legal)
+        rng = self.rng
+        gc.disable()
+        try:
+            for _ in range(self.iterations):
+                world = self.truth.clone_fast(random.Random(rng.random()))
+                if not self.deck_seen:  # from the deck's contents alone: its order never reaches the search
+                    world.deck.sort()
+                    world.rng.shuffle(world.deck)
+                self._iterate(root, world, me, legal)
+        finally:
+            gc.enable()
+        return ISMCTSBot._best(root, legal)  # type: ignore[arg-type]  # the most visited, as ismcts
+
+    # -- the search --------------------------------------------------------------------
+    def _advance(self, world: Game, me: int) -> list[int] | None:
+        """Play until the searcher's next branching decision; its legal moves (None: game over)."""
+        while not world.over:
+            p = world.to_move
+            assert p is not None
+            legal = world.legal_ids()
+            if len(legal) == 1:
+                world.apply_id(legal[0], check=False)
+            elif p != me:
+                world.apply_id(self.opponent.act(world.view(p), legal), check=False)
+            elif legal[0] >= DISCARD_BASE:
+                world.apply_id(self.policy.act(world.view(p), legal), check=False)
+            else:
+                return legal
+        return None
+
+    @staticmethod
+    def _key(world: Game, legal: Sequence[int]) -> tuple[Any, ...]:
+        """What the searcher sees at a decision: every hand, CT, discards, the deck's size."""
+        return (tuple(tuple(h) for h in world.hands), tuple(world.ct), tuple(world.discard),
+                len(world.deck), world.turn, world.phase, tuple(legal))
+
+    def _iterate(self, root: _Decision, world: Game, me: int, legal: Sequence[int]) -> None:
+        node = root
+        path: list[tuple[_Decision, _Action]] = []
+        while True:
+            a = self._select(node, legal)
+            edge = node.children[a]
+            path.append((node, edge))
+            world.apply_id(a, check=False)
+            nxt = self._advance(world, me)
+            if nxt is None:
+                break
+            key = self._key(world, nxt)
+            child = edge.next.get(key)
+            if child is None:  # expand one node, then play out
+                edge.next[key] = self._decision(world.view(me), nxt)
+                break
+            node, legal = child, nxt
+        r = self._rollout(world, me)
+        for nd, edge in path:
+            nd.visits += 1
+            nd.wins += r
+            edge.visits += 1
+            edge.wins += r
+
+    def _select(self, node: _Decision, legal: Sequence[int]) -> int:
+        """PUCT: the mean result plus ``c`` times the prior over the visits (unvisited actions
+        start at the node's mean)."""
+        children = node.children
+        prior = node.prior
+        sqrt_n = math.sqrt(node.visits + 1)
+        fpu = node.wins / node.visits if node.visits else 0.5
+        c = self.c
+        best_a, best_u = legal[0], -math.inf
+        for a in legal:
+            ch = children.get(a)
+            if ch is None or not ch.visits:
+                u = fpu + c * prior[a] * sqrt_n
+            else:
+                u = ch.wins / ch.visits + c * prior[a] * sqrt_n / (1 + ch.visits)
+            if u > best_u:
+                best_a, best_u = a, u
+        ch = children.get(best_a)
+        if ch is None:
+            children[best_a] = _Action()
+        return best_a
+
+    def _decision(self, view: View, legal: Sequence[int]) -> _Decision:
+        """A new decision node, its prior the rollout policy's network's (uniform without one)."""
+        node = _Decision()
+        net_for = getattr(self.policy, "net_for", None)
+        if net_for is None:
+            node.prior = dict.fromkeys(legal, 1.0 / len(legal))
+        else:
+            logits = net_for(view.num_players).logits(encode(view))
+            node.prior = dict(zip(legal, priors(logits, legal), strict=True))
+        return node
+
+    def _rollout(self, world: Game, me: int) -> float:
+        while not world.over:
+            p = world.to_move
+            assert p is not None
+            legal = world.legal_ids()
+            if len(legal) == 1:
+                a = legal[0]
+            else:
+                a = (self.opponent if p != me else self.policy).act(world.view(p), legal)
+            world.apply_id(a, check=False)
+        if world.winner is not None:
+            return 1.0 if world.winner == me else 0.0
+        drawn = world.drawn or tuple(range(world.n))
+        return 1.0 / len(drawn) if me in drawn else 0.0

@@ -1,0 +1,96 @@
+"""benchmarks/best_response.py: the hands-seeing best response that bounds honest play
+against a known bot must never act on the deck's order (tiny budgets: the numbers come
+from running the benchmark)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from civlite.bots import make_bot
+from civlite.engine import DISCARD_BASE, Game
+from conftest import ROOT, load_script
+
+BR = load_script(ROOT / "benchmarks" / "best_response.py")
+
+
+def _decisions(count: int) -> list[tuple[Game, int]]:
+    """Mid-game 2-player positions where the seat to move has a real (non-discard) choice."""
+    hard = make_bot("hard", seed=0)
+    out = []
+    for i in range(count):
+        g = Game(2, seed=8100 + i)
+        rng = random.Random(i)
+        stop = rng.randrange(6, 40)
+        steps = 0
+        while not g.over:
+            legal = g.legal_ids()
+            seat = g.to_move
+            assert seat is not None
+            if steps >= stop and len(legal) > 1 and legal[0] < DISCARD_BASE:
+                out.append((g, seat))
+                break
+            g.apply_id(legal[0] if len(legal) == 1 else hard.act(g.view(seat), legal))
+            steps += 1
+    return out
+
+
+def test_the_search_decides_the_same_whatever_the_decks_order() -> None:
+    positions = _decisions(6)
+    assert len(positions) >= 4
+    for k, (game, seat) in enumerate(positions):
+        other = game.clone()
+        random.Random(k).shuffle(other.deck)  # the same cards in another order
+        assert other.deck != game.deck and sorted(other.deck) == sorted(game.deck)
+        legal = game.legal_ids()
+        moves, worlds = [], []
+        for truth in (game, other):
+            bot = _Spy(seed=k, iterations=12)
+            bot.truth = truth
+            moves.append(bot.act(truth.view(seat), legal))
+            worlds.append(bot.decks)
+        assert moves[0] == moves[1] and moves[0] in legal
+        # every iteration's world holds the same deck, in an order of the search's own
+        assert worlds[0] == worlds[1] and len(worlds[0]) == 12
+        assert all(d != tuple(game.deck) for d in worlds[0])
+
+
+class _Spy(BR.HandsBestResponse):  # type: ignore[name-defined,misc]
+    """Records the deck of every world the search plays."""
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)
+        self.decks: list[tuple[int, ...]] = []
+
+    def _iterate(self, root: object, world: Game, me: int, legal: object) -> None:
+        self.decks.append(tuple(world.deck))
+        super()._iterate(root, world, me, legal)
+
+
+def test_the_search_counts_every_iteration_at_its_root() -> None:
+    game, seat = _decisions(1)[0]
+    bot = BR.HandsBestResponse(seed=1, iterations=20)
+    legal = game.legal_ids()
+    root = bot._decision(game.view(seat), legal)
+    assert sum(root.prior.values()) == pytest.approx(1.0)
+    for _ in range(20):
+        world = game.clone_fast(random.Random(bot.rng.random()))
+        world.deck.sort()
+        world.rng.shuffle(world.deck)
+        bot._iterate(root, world, seat, legal)
+    assert root.visits == 20 == sum(ch.visits for ch in root.children.values())
+    assert 0.0 <= root.wins <= 20.0
+    assert set(root.children) <= set(legal)
+
+
+def test_a_game_against_hard_ends_with_a_score() -> None:
+    luck = load_script(ROOT / "benchmarks" / "luck_ceiling.py")
+    score = luck.play(8200, BR.HandsBestResponse(seed=3, iterations=4), 2, 1, opponent="hard")
+    assert score in (0.0, 0.5, 1.0)
+
+
+@pytest.mark.parametrize("opponent", ["ismcts:iterations=10", "expert:sample=1"])
+def test_the_opponent_must_be_fast_and_deterministic(opponent: str) -> None:
+    with pytest.raises(ValueError, match="fast deterministic"):
+        BR.HandsBestResponse(opponent=opponent)
