@@ -25,9 +25,12 @@ sees, and only the deck's order (and random steals) stay random.
 * the move is the most visited root child.
 
 With the budget raised it converges to the best response a hands-seeing player has
-(restricted to discards by the rollout policy), so its score against the opponent,
-once more budget stops helping, bounds what an honest bot scores against that opponent.
-It lives in the benchmarks only and is never offered to players.
+(restricted to discards by the rollout policy, and to decisions by what it sees at them,
+not by how the game came there: restrictions that can only lower its score), so its score
+against the opponent, once more budget stops helping, bounds what an honest bot scores
+against that opponent. With ``deck_seen`` it sees the deck's order too (the control:
+what the same search makes of every card). It lives in the benchmarks only and is never
+offered to players.
 
     .venv/bin/python benchmarks/reference_ladder.py --references hands-br-100 \\
         --games 400 --seed 47000 --out benchmarks/results/clairvoyant-bound-2p
