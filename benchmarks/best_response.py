@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from civlite.bots import Bot, make_bot
+from civlite.bots.champion import _result
 from civlite.bots.expert import priors
 from civlite.bots.features import encode
 from civlite.bots.ismcts import ISMCTSBot
@@ -101,18 +102,24 @@ class HandsBestResponse(Bot):
         assert self.truth is not None and view.seat is not None
         me = view.seat
         root = self._decision(view, legal)
-        rng = self.rng
         gc.disable()
         try:
             for _ in range(self.iterations):
-                world = self.truth.clone_fast(random.Random(rng.random()))
-                if not self.deck_seen:  # from the deck's contents alone: its order never reaches the search
-                    world.deck.sort()
-                    world.rng.shuffle(world.deck)
-                self._iterate(root, world, me, legal)
+                self._iterate(root, self._world(), me, legal)
         finally:
             gc.enable()
         return ISMCTSBot._best(root, legal)  # type: ignore[arg-type]  # the most visited, as ismcts
+
+    def _world(self) -> Game:
+        """The game of one iteration: a copy of the truth drawing its chance from this bot's
+        source, its deck shuffled from its contents alone (unless ``deck_seen``), so that the
+        deck's order never reaches the search."""
+        assert self.truth is not None
+        world = self.truth.clone_fast(random.Random(self.rng.random()))
+        if not self.deck_seen:
+            world.deck.sort()
+            world.rng.shuffle(world.deck)
+        return world
 
     # -- the search --------------------------------------------------------------------
     def _advance(self, world: Game, me: int) -> list[int] | None:
@@ -123,13 +130,16 @@ class HandsBestResponse(Bot):
             legal = world.legal_ids()
             if len(legal) == 1:
                 world.apply_id(legal[0], check=False)
-            elif p != me:
-                world.apply_id(self.opponent.act(world.view(p), legal), check=False)
-            elif legal[0] >= DISCARD_BASE:
-                world.apply_id(self.policy.act(world.view(p), legal), check=False)
+            elif p != me or legal[0] >= DISCARD_BASE:  # the opponent's move, or a discard of its own
+                self._play(world, p, me, legal)
             else:
                 return legal
         return None
+
+    def _play(self, world: Game, p: int, me: int, legal: Sequence[int]) -> None:
+        """Seat ``p``'s move by its bot: the opponent's, or the searcher's rollout policy."""
+        bot = self.opponent if p != me else self.policy
+        world.apply_id(bot.act(world.view(p), legal), check=False)
 
     @staticmethod
     def _key(world: Game, legal: Sequence[int]) -> tuple[Any, ...]:
@@ -200,11 +210,7 @@ class HandsBestResponse(Bot):
             assert p is not None
             legal = world.legal_ids()
             if len(legal) == 1:
-                a = legal[0]
+                world.apply_id(legal[0], check=False)
             else:
-                a = (self.opponent if p != me else self.policy).act(world.view(p), legal)
-            world.apply_id(a, check=False)
-        if world.winner is not None:
-            return 1.0 if world.winner == me else 0.0
-        drawn = world.drawn or tuple(range(world.n))
-        return 1.0 / len(drawn) if me in drawn else 0.0
+                self._play(world, p, me, legal)
+        return _result(world)[me]

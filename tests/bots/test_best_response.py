@@ -74,11 +74,9 @@ def test_the_search_counts_every_iteration_at_its_root() -> None:
     legal = game.legal_ids()
     root = bot._decision(game.view(seat), legal)
     assert sum(root.prior.values()) == pytest.approx(1.0)
+    bot.truth = game
     for _ in range(20):
-        world = game.clone_fast(random.Random(bot.rng.random()))
-        world.deck.sort()
-        world.rng.shuffle(world.deck)
-        bot._iterate(root, world, seat, legal)
+        bot._iterate(root, bot._world(), seat, legal)
     assert root.visits == 20 == sum(ch.visits for ch in root.children.values())
     assert 0.0 <= root.wins <= 20.0
     assert set(root.children) <= set(legal)
