@@ -49,7 +49,7 @@ from civlite.bots.champion import _result
 from civlite.bots.expert import priors
 from civlite.bots.features import encode
 from civlite.bots.ismcts import ISMCTSBot
-from civlite.engine import DISCARD_BASE, Game, View
+from civlite.engine import DISCARD_BASE, Game, View, sample_world
 
 
 class _Decision:
@@ -75,13 +75,9 @@ class _Action:
         self.next: dict[tuple[Any, ...], _Decision] = {}
 
 
-class HandsBestResponse(Bot):
-    """A best-response search against ``opponent``, seeing the hands (``truth``, set before
-    each decision), never the deck's order (``deck_seen`` False)."""
-
-    name = "hands-br"
-    truth: Game | None = None
-    deck_seen = False
+class _OpponentSearch(Bot):
+    """The search against a known ``opponent``; a subclass says what world an iteration
+    plays (:meth:`_world`) and how a decision is keyed (:meth:`_key`)."""
 
     def __init__(self, seed: int | None = None, iterations: int = 100, opponent: str = "hard",
                  rollout: str = "hard", c: float = 1.0) -> None:
@@ -99,27 +95,24 @@ class HandsBestResponse(Bot):
             return legal[0]
         if legal[0] >= DISCARD_BASE:  # discards: the rollout policy's (the search does not branch on them)
             return self.policy.act(view, legal)
-        assert self.truth is not None and view.seat is not None
+        assert view.seat is not None
         me = view.seat
         root = self._decision(view, legal)
         gc.disable()
         try:
             for _ in range(self.iterations):
-                self._iterate(root, self._world(), me, legal)
+                self._iterate(root, self._world(view), me, legal)
         finally:
             gc.enable()
         return ISMCTSBot._best(root, legal)  # type: ignore[arg-type]  # the most visited, as ismcts
 
-    def _world(self) -> Game:
-        """The game of one iteration: a copy of the truth drawing its chance from this bot's
-        source, its deck shuffled from its contents alone (unless ``deck_seen``), so that the
-        deck's order never reaches the search."""
-        assert self.truth is not None
-        world = self.truth.clone_fast(random.Random(self.rng.random()))
-        if not self.deck_seen:
-            world.deck.sort()
-            world.rng.shuffle(world.deck)
-        return world
+    def _world(self, view: View) -> Game:
+        """The game one iteration plays, for a decision at ``view``."""
+        raise NotImplementedError
+
+    def _key(self, world: Game, me: int, legal: Sequence[int]) -> tuple[Any, ...]:
+        """What the searcher sees at its decision in ``world``."""
+        raise NotImplementedError
 
     # -- the search --------------------------------------------------------------------
     def _advance(self, world: Game, me: int) -> list[int] | None:
@@ -141,12 +134,6 @@ class HandsBestResponse(Bot):
         bot = self.opponent if p != me else self.policy
         world.apply_id(bot.act(world.view(p), legal), check=False)
 
-    @staticmethod
-    def _key(world: Game, legal: Sequence[int]) -> tuple[Any, ...]:
-        """What the searcher sees at a decision: every hand, CT, discards, the deck's size."""
-        return (tuple(tuple(h) for h in world.hands), tuple(world.ct), tuple(world.discard),
-                len(world.deck), world.turn, world.phase, tuple(legal))
-
     def _iterate(self, root: _Decision, world: Game, me: int, legal: Sequence[int]) -> None:
         node = root
         path: list[tuple[_Decision, _Action]] = []
@@ -158,7 +145,7 @@ class HandsBestResponse(Bot):
             nxt = self._advance(world, me)
             if nxt is None:
                 break
-            key = self._key(world, nxt)
+            key = self._key(world, me, nxt)
             child = edge.next.get(key)
             if child is None:  # expand one node, then play out
                 edge.next[key] = self._decision(world.view(me), nxt)
@@ -214,3 +201,51 @@ class HandsBestResponse(Bot):
             else:
                 self._play(world, p, me, legal)
         return _result(world)[me]
+
+
+class HandsBestResponse(_OpponentSearch):
+    """A best-response search against ``opponent``, seeing the hands (``truth``, set before
+    each decision), never the deck's order (``deck_seen`` False)."""
+
+    name = "hands-br"
+    truth: Game | None = None
+    deck_seen = False
+
+    def _world(self, view: View) -> Game:
+        """The game of one iteration: a copy of the truth drawing its chance from this bot's
+        source, its deck shuffled from its contents alone (unless ``deck_seen``), so that the
+        deck's order never reaches the search."""
+        assert self.truth is not None
+        world = self.truth.clone_fast(random.Random(self.rng.random()))
+        if not self.deck_seen:
+            world.deck.sort()
+            world.rng.shuffle(world.deck)
+        return world
+
+    def _key(self, world: Game, me: int, legal: Sequence[int]) -> tuple[Any, ...]:
+        """What the searcher sees at a decision: every hand, CT, discards, the deck's size."""
+        return (tuple(tuple(h) for h in world.hands), tuple(world.ct), tuple(world.discard),
+                len(world.deck), world.turn, world.phase, tuple(legal))
+
+
+class ViewBestResponse(_OpponentSearch):
+    """The honest counterpart of :class:`HandsBestResponse`: the same search from the seat's
+    view alone. Each iteration deals the cards the seat cannot see at random, consistent
+    with its view (:func:`civlite.engine.sample_world`, as ``ismcts`` does), and the
+    opponent plays its bot on that world; a decision is keyed by the seat's own view there.
+    It knows its opponent's policy but not its hand: what an honest player who models its
+    opponent as ``hard`` (as SPARTA searches with its partners' blueprint) keeps of the
+    best response."""
+
+    name = "view-br"
+
+    def _world(self, view: View) -> Game:
+        return sample_world(view, random.Random(self.rng.random()))
+
+    def _key(self, world: Game, me: int, legal: Sequence[int]) -> tuple[Any, ...]:
+        """The seat's view: its hand, what it knows of every hand and their sizes, CT,
+        discards, the deck's size."""
+        v = world.view(me)
+        return (tuple(c.id for c in v.hand),
+                tuple((p.hand_size, tuple(c.id for c in p.known)) for p in v.players),
+                tuple(world.ct), tuple(world.discard), len(world.deck), world.turn, world.phase, tuple(legal))

@@ -14,7 +14,9 @@ the strongest play civlite knows is visible:
   ``HandsBestResponse``): a search that sees every hand but not the deck's order and
   plays ``hard``'s own moves for its opponent, N iterations a decision; its score bounds
   what an honest bot scores against ``hard``. ``peeking-br-N`` the same seeing the deck's
-  order too (the control: what the search makes of every card);
+  order too (the control: what the search makes of every card); ``view-br-N`` the same
+  search from the seat's view alone (``ViewBestResponse``: honest; each iteration deals
+  the unseen cards at random, the opponent still played as ``hard``);
 * ``peeking-champion-N``: ``champion``'s network-guided search run on the true game
   (``PeekingChampion``, ``endgame=0``), N iterations a decision; its discards stay the
   network's; ``hands-champion-N`` the same seeing every hand but not the deck's order.
@@ -47,7 +49,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from best_response import HandsBestResponse
+from best_response import HandsBestResponse, ViewBestResponse
 from luck_ceiling import PeekingChampion, PeekingISMCTS, play
 from statsmodels.stats.proportion import proportion_confint
 
@@ -85,6 +87,8 @@ def reference_bot(name: str, seed: int) -> Bot:
         br = HandsBestResponse(seed=seed, iterations=int(budget))
         br.deck_seen = kind == "peeking-br"  # hands-br: the hands alone, never the deck's order
         return br
+    if kind == "view-br":  # the same search from the seat's view alone: honest, modelling hard
+        return ViewBestResponse(seed=seed, iterations=int(budget))
     return make_bot(name, seed=seed)
 
 

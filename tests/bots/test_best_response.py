@@ -76,7 +76,7 @@ def test_the_search_counts_every_iteration_at_its_root() -> None:
     assert sum(root.prior.values()) == pytest.approx(1.0)
     bot.truth = game
     for _ in range(20):
-        bot._iterate(root, bot._world(), seat, legal)
+        bot._iterate(root, bot._world(game.view(seat)), seat, legal)
     assert root.visits == 20 == sum(ch.visits for ch in root.children.values())
     assert 0.0 <= root.wins <= 20.0
     assert set(root.children) <= set(legal)
@@ -92,3 +92,37 @@ def test_a_game_against_hard_ends_with_a_score() -> None:
 def test_the_opponent_must_be_fast_and_deterministic(opponent: str) -> None:
     with pytest.raises(ValueError, match="fast deterministic"):
         BR.HandsBestResponse(opponent=opponent)
+
+
+def test_the_view_search_decides_the_same_whatever_the_hidden_deal() -> None:
+    """The honest counterpart decides from the view alone: deal the cards the seat cannot
+    see another way (its hand, the known cards and the view unchanged) and the same seed
+    makes the same move."""
+    from civlite.engine import sample_world
+
+    checked = 0
+    for k, (game, seat) in enumerate(_decisions(5)):
+        view = game.view(seat)
+        other = sample_world(view, random.Random(k))
+        assert other.view(seat) == view
+        assert [sorted(h) for h in other.hands] != [sorted(h) for h in game.hands] or other.deck != game.deck
+        legal = game.legal_ids()
+        moves = [BR.ViewBestResponse(seed=k, iterations=12).act(w.view(seat), legal) for w in (game, other)]
+        assert moves[0] == moves[1] and moves[0] in legal
+        checked += 1
+    assert checked >= 4
+
+
+def test_the_view_search_keys_a_decision_by_the_seats_view_only() -> None:
+    """Two worlds that differ only in what the seat cannot see share a decision node."""
+    from civlite.engine import sample_world
+
+    game, seat = _decisions(1)[0]
+    view = game.view(seat)
+    worlds = [sample_world(view, random.Random(s)) for s in range(4)]
+    assert len({tuple(tuple(h) for h in w.hands) for w in worlds}) > 1
+    bot = BR.ViewBestResponse(seed=0, iterations=1)
+    legal = game.legal_ids()
+    assert len({bot._key(w, seat, legal) for w in worlds}) == 1
+    hands = BR.HandsBestResponse(seed=0, iterations=1)
+    assert len({hands._key(w, seat, legal) for w in worlds}) > 1
