@@ -149,3 +149,39 @@ def test_the_source_digest_covers_every_compiled_module() -> None:
     assert all(_compiled.module_path(root, m).exists() for m in _compiled.MODULES)
     assert _compiled.source_digest(root) == _compiled.source_digest()
     assert "_compiled" not in _compiled.MODULES  # the chooser itself always runs from source
+
+
+# encodes the views of seeded games at every table size with the networks' observation
+# (``civlite.bots.features``, compiled in the same group) and prints a digest
+ENCODE = r"""
+import hashlib, json, random, sys
+import civlite.engine as e
+from civlite.bots import features
+from civlite.engine import Game
+
+h = hashlib.sha256()
+for seed in range(int(sys.argv[1])):
+    n = 2 + seed % 7
+    rng = random.Random(seed)
+    g = Game(n, seed=seed)
+    while not g.is_over:
+        seat = g.to_move
+        h.update(features.encode(g.view(seat)).tobytes())
+        ids = g.legal_ids()
+        g.apply_id(ids[rng.randrange(len(ids))])
+print(json.dumps({"compiled": not features.__file__.endswith(".py"), "digest": h.hexdigest()}))
+"""
+
+
+def test_compiled_and_source_observation_encodings_agree() -> None:
+    if not engine.COMPILED:
+        pytest.skip(f"the engine is not compiled here ({engine.SOURCE_REASON})")
+    assert "bots.features" in _compiled.MODULES
+    runs = []
+    for pure in ("0", "1"):
+        out = subprocess.run([sys.executable, "-c", ENCODE, "40"], capture_output=True, text=True,
+                             env=dict(os.environ, CIVLITE_PURE=pure), check=False, timeout=600)
+        assert out.returncode == 0, out.stderr[-2000:]
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert [r["compiled"] for r in runs] == [True, False]
+    assert runs[0]["digest"] == runs[1]["digest"]

@@ -24,10 +24,12 @@ from pathlib import Path
 from types import ModuleType
 
 #: the modules compiled by mypyc, in one group (``setup.py`` compiles exactly these), named
-#: under the ``civlite`` package: the engine's hot modules, and the research interfaces'
-#: per-step core, which calls the engine natively from inside the group
+#: under the ``civlite`` package: the engine's hot modules, the research interfaces'
+#: per-step core, which calls the engine natively from inside the group, and the networks'
+#: observation encoding (``bots.features``: half of a ``hard`` decision from source, and it
+#: reads the engine's views natively from inside the group)
 MODULES = ("engine.codec", "engine.effects", "engine.handlers", "engine.state", "engine.resolution", "engine.view",
-           "engine.determinize", "engine.game", "engine.numeric", "rl.aec")
+           "engine.determinize", "engine.game", "engine.numeric", "rl.aec", "bots.features")
 #: the file beside the modules that records the digest of the source they were compiled from
 STAMP = "_compiled.sha256"
 _HERE = Path(__file__).resolve().parent
