@@ -32,6 +32,11 @@ against that opponent. With ``deck_seen`` it sees the deck's order too (the cont
 what the same search makes of every card). It lives in the benchmarks only and is never
 offered to players.
 
+:class:`ViewBestResponse` is its honest counterpart: the same search from the seat's view
+alone (each iteration deals the cards the seat cannot see at random, consistent with its
+view; decisions keyed by the view). It still plays its opponent as ``hard``: it measures
+how much of the best response a player keeps who knows ``hard``'s network but not its hand.
+
     .venv/bin/python benchmarks/reference_ladder.py --references hands-br-100 \\
         --games 400 --seed 47000 --out benchmarks/results/clairvoyant-bound-2p
 """
