@@ -110,6 +110,18 @@ def recorded(path: Path, seed: int) -> dict[int, dict[str, Any]]:
     return done
 
 
+def recorded_pair(ref: str, against: str, seed: int, out: Path) -> PairResult | None:
+    """The pair's result over the games ``out`` holds, whichever they are (``--fit-only``:
+    plays nothing, so a run still writing the file is never doubled); ``None`` if none."""
+    recs = list(recorded(out / "games" / f"{slug(ref, against)}.jsonl", seed).values())
+    if not recs:
+        return None
+    wins = sum(1 for r in recs if r["score"] == 1.0)
+    draws = sum(1 for r in recs if 0 < r["score"] < 1)
+    return PairResult(ref, against, len(recs), wins, len(recs) - wins - draws, draws,
+                      round(sum(r["seconds"] for r in recs), 1))
+
+
 def play_pair(ref: str, against: str, games: int, seed: int, out: Path,
               part: tuple[int, int] = (0, 1)) -> PairResult | None:
     """``games`` games of ``ref`` against ``against``, resumed from ``out``'s lines.
@@ -188,13 +200,12 @@ def main() -> int:
     played: list[PairResult] = []
     for ref in refs:
         for b in against:
-            games = a.games
-            if a.fit_only:
-                path = a.out / "games" / f"{slug(ref, b)}.jsonl"
-                games = len(path.read_text().splitlines()) if path.exists() else 0
-                if not games:
-                    continue
-            result = play_pair(ref, b, games, a.seed, a.out, (k, n))
+            if a.fit_only:  # the games recorded, whichever they are: never plays one
+                fitted = recorded_pair(ref, b, a.seed, a.out)
+                if fitted is not None:
+                    played.append(fitted)
+                continue
+            result = play_pair(ref, b, a.games, a.seed, a.out, (k, n))
             if result is None:
                 print(f"{ref} vs {b}: part {k}/{n} done; other parts still to play", flush=True)
                 return 0
