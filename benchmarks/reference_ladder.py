@@ -110,16 +110,19 @@ def recorded(path: Path, seed: int) -> dict[int, dict[str, Any]]:
     return done
 
 
-def recorded_pair(ref: str, against: str, seed: int, out: Path) -> PairResult | None:
-    """The pair's result over the games ``out`` holds, whichever they are (``--fit-only``:
-    plays nothing, so a run still writing the file is never doubled); ``None`` if none."""
-    recs = list(recorded(out / "games" / f"{slug(ref, against)}.jsonl", seed).values())
-    if not recs:
-        return None
+def pair_result(ref: str, against: str, recs: list[dict[str, Any]]) -> PairResult:
+    """The pair's result over the game records ``recs``."""
     wins = sum(1 for r in recs if r["score"] == 1.0)
     draws = sum(1 for r in recs if 0 < r["score"] < 1)
     return PairResult(ref, against, len(recs), wins, len(recs) - wins - draws, draws,
                       round(sum(r["seconds"] for r in recs), 1))
+
+
+def recorded_pair(ref: str, against: str, seed: int, out: Path) -> PairResult | None:
+    """The pair's result over the games ``out`` holds, whichever they are (``--fit-only``:
+    plays nothing, so a run still writing the file is never doubled); ``None`` if none."""
+    recs = list(recorded(out / "games" / f"{slug(ref, against)}.jsonl", seed).values())
+    return pair_result(ref, against, recs) if recs else None
 
 
 def play_pair(ref: str, against: str, games: int, seed: int, out: Path,
@@ -150,11 +153,7 @@ def play_pair(ref: str, against: str, games: int, seed: int, out: Path,
         done = recorded(path, seed)
     if any(i not in done for i in range(games)):
         return None
-    recs = [done[i] for i in range(games)]
-    wins = sum(1 for r in recs if r["score"] == 1.0)
-    draws = sum(1 for r in recs if 0 < r["score"] < 1)
-    return PairResult(ref, against, games, wins, games - wins - draws, draws,
-                      round(sum(r["seconds"] for r in recs), 1))
+    return pair_result(ref, against, [done[i] for i in range(games)])
 
 
 def imported(ref: str, file: str, kind: str) -> tuple[int, int, int]:

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from civlite.bots import make_bot
-from civlite.engine import DISCARD_BASE, Game
+from civlite.engine import DISCARD_BASE, Game, sample_world
 from conftest import ROOT, load_script
 
 BR = load_script(ROOT / "benchmarks" / "best_response.py")
@@ -98,8 +98,6 @@ def test_the_view_search_decides_the_same_whatever_the_hidden_deal() -> None:
     """The honest counterpart decides from the view alone: deal the cards the seat cannot
     see another way (its hand, the known cards and the view unchanged) and the same seed
     makes the same move."""
-    from civlite.engine import sample_world
-
     checked = 0
     for k, (game, seat) in enumerate(_decisions(5)):
         view = game.view(seat)
@@ -115,8 +113,6 @@ def test_the_view_search_decides_the_same_whatever_the_hidden_deal() -> None:
 
 def test_the_view_search_keys_a_decision_by_the_seats_view_only() -> None:
     """Two worlds that differ only in what the seat cannot see share a decision node."""
-    from civlite.engine import sample_world
-
     game, seat = _decisions(1)[0]
     view = game.view(seat)
     worlds = [sample_world(view, random.Random(s)) for s in range(4)]

@@ -155,7 +155,6 @@ def test_the_source_digest_covers_every_compiled_module() -> None:
 # (``civlite.bots.features``, compiled in the same group) and prints a digest
 ENCODE = r"""
 import hashlib, json, random, sys
-import civlite.engine as e
 from civlite.bots import features
 from civlite.engine import Game
 
