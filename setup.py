@@ -49,11 +49,16 @@ if os.environ.get("CIVLITE_PURE", "") in ("", "0"):
     except ImportError as e:
         _warn(f"mypyc is not importable: {e}")
     else:
-        ext_modules = mypycify(
-            [str(compiled["module_path"](PACKAGE, m)) for m in compiled["MODULES"]],
-            opt_level="1",  # as fast as "3" here (interleaved), a third less compile time
-            group_name="civlite_engine",
-        )
-        STAMP.write_text(compiled["source_digest"](PACKAGE) + "\n")
+        try:
+            ext_modules = mypycify(
+                [str(compiled["module_path"](PACKAGE, m)) for m in compiled["MODULES"]],
+                opt_level="1",  # as fast as "3" here (interleaved), a third less compile time
+                group_name="civlite_engine",
+            )
+        except (Exception, SystemExit) as e:  # mypyc's type check failed: it exits rather than raising
+            ext_modules = []
+            _warn(f"mypyc could not compile it: {type(e).__name__}: {e}")
+        else:
+            STAMP.write_text(compiled["source_digest"](PACKAGE) + "\n")
 
 setup(ext_modules=ext_modules, cmdclass={"build_ext": OptionalBuildExt})

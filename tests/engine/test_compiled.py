@@ -151,6 +151,30 @@ def test_the_source_digest_covers_every_compiled_module() -> None:
     assert "_compiled" not in _compiled.MODULES  # the chooser itself always runs from source
 
 
+def test_the_build_requires_every_package_the_compiled_modules_import() -> None:
+    """mypyc type-checks the compiled modules in pip's isolated build environment: a
+    third-party package they import that the build does not require fails the install
+    of a clean clone (a checkout with an old ``build/`` cache hides it)."""
+    import ast
+    import tomllib
+
+    root = Path(_compiled.__file__).parents[1]
+    imported: set[str] = set()
+    for m in _compiled.MODULES:
+        for node in ast.walk(ast.parse(_compiled.module_path(root, m).read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = {n for n in imported if n not in sys.stdlib_module_names and n != "civlite"}
+    pyproject = tomllib.loads((root.parents[1] / "pyproject.toml").read_text())
+    required = {r.split(">")[0].split("=")[0].split("<")[0].strip().replace("-", "_")
+                for r in pyproject["build-system"]["requires"]}
+    # mypy brings these two itself (its own dependencies)
+    missing = third_party - required - {"mypy_extensions", "librt"}
+    assert not missing, f"add {sorted(missing)} to [build-system] requires in pyproject.toml"
+
+
 # encodes the views of seeded games at every table size with the networks' observation
 # (``civlite.bots.features``, compiled in the same group) and prints a digest
 ENCODE = r"""
