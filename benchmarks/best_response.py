@@ -17,7 +17,8 @@ sees, and only the deck's order (and random steals) stay random.
   never acts on a card it could not have seen (no strategy fusion over the deck);
 * between its decisions the opponents play their own bot (``opponent``, the same bot and
   weights as in the game), its forced moves are made and its discards are its rollout
-  policy's; selection is PUCT on its own result only (one agent, the rest is chance), its
+  policy's (with ``search_discards`` its discards are decisions too, one card at a time,
+  as the engine asks for them); selection is PUCT on its own result only (one agent, the rest is chance), its
   prior the rollout policy's network's;
 * below the tree, a rollout plays the game to its end: the opponents their bot, the
   searcher its ``rollout`` policy (default ``hard``'s network); the result is 1 for a win,
@@ -25,7 +26,8 @@ sees, and only the deck's order (and random steals) stay random.
 * the move is the most visited root child.
 
 With the budget raised it converges to the best response a hands-seeing player has
-(restricted to discards by the rollout policy, and to decisions by what it sees at them,
+(restricted to discards by the rollout policy unless ``search_discards``, and to decisions
+by what it sees at them,
 not by how the game came there: restrictions that can only lower its score), so its score
 against the opponent, once more budget stops helping, bounds what an honest bot scores
 against that opponent. With ``deck_seen`` it sees the deck's order too (the control:
@@ -85,10 +87,12 @@ class _OpponentSearch(Bot):
     plays (:meth:`_world`) and how a decision is keyed (:meth:`_key`)."""
 
     def __init__(self, seed: int | None = None, iterations: int = 100, opponent: str = "hard",
-                 rollout: str = "hard", c: float = 1.0) -> None:
+                 rollout: str = "hard", c: float = 1.0, search_discards: bool = False) -> None:
         super().__init__(seed)
         self.iterations = iterations
         self.c = c
+        #: whether its own discards are searched (else its rollout policy's)
+        self.search_discards = search_discards
         self.opponent = make_bot(opponent, seed=0)
         self.policy = make_bot(rollout, seed=0)
         if getattr(self.opponent, "slow", False) or getattr(self.opponent, "sample", False):
@@ -98,7 +102,7 @@ class _OpponentSearch(Bot):
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        if legal[0] >= DISCARD_BASE:  # discards: the rollout policy's (the search does not branch on them)
+        if legal[0] >= DISCARD_BASE and not self.search_discards:  # discards: the rollout policy's
             return self.policy.act(view, legal)
         assert view.seat is not None
         me = view.seat
@@ -128,7 +132,8 @@ class _OpponentSearch(Bot):
             legal = world.legal_ids()
             if len(legal) == 1:
                 world.apply_id(legal[0], check=False)
-            elif p != me or legal[0] >= DISCARD_BASE:  # the opponent's move, or a discard of its own
+            elif p != me or (legal[0] >= DISCARD_BASE and not self.search_discards):
+                # the opponent's move, or a discard of its own left to its rollout policy
                 self._play(world, p, me, legal)
             else:
                 return legal

@@ -14,7 +14,8 @@ the strongest play civlite knows is visible:
   ``HandsBestResponse``): a search that sees every hand but not the deck's order and
   plays ``hard``'s own moves for its opponent, N iterations a decision; its score bounds
   what an honest bot scores against ``hard``. ``peeking-br-N`` the same seeing the deck's
-  order too (the control: what the search makes of every card); ``view-br-N`` the same
+  order too (the control: what the search makes of every card); ``hands-brd-N`` the same
+  searching its own discards too (``search_discards``); ``view-br-N`` the same
   search from the seat's view alone (``ViewBestResponse``: honest; each iteration deals
   the unseen cards at random, the opponent still played as ``hard``);
 * ``peeking-champion-N``: ``champion``'s network-guided search run on the true game
@@ -83,8 +84,8 @@ def reference_bot(name: str, seed: int) -> Bot:
             bot = PeekingChampion(seed=seed, iterations=int(budget), endgame=0)
         bot.deck_seen = kind.startswith("peeking-")  # hands-: each iteration shuffles the deck
         return bot
-    if kind in ("hands-br", "peeking-br"):  # a best response to hard (best_response.py)
-        br = HandsBestResponse(seed=seed, iterations=int(budget))
+    if kind in ("hands-br", "hands-brd", "peeking-br"):  # a best response to hard (best_response.py)
+        br = HandsBestResponse(seed=seed, iterations=int(budget), search_discards=kind == "hands-brd")
         br.deck_seen = kind == "peeking-br"  # hands-br: the hands alone, never the deck's order
         return br
     if kind == "view-br":  # the same search from the seat's view alone: honest, modelling hard

@@ -122,3 +122,58 @@ def test_the_view_search_keys_a_decision_by_the_seats_view_only() -> None:
     assert len({bot._key(w, seat, legal) for w in worlds}) == 1
     hands = BR.HandsBestResponse(seed=0, iterations=1)
     assert len({hands._key(w, seat, legal) for w in worlds}) > 1
+
+
+def _discard_decisions(count: int) -> list[tuple[Game, int]]:
+    """2-player positions where the seat to move chooses a discard among several suits."""
+    hard = make_bot("hard", seed=0)
+    out = []
+    for i in range(200):
+        g = Game(2, seed=8300 + i)
+        while not g.over:
+            legal = g.legal_ids()
+            seat = g.to_move
+            assert seat is not None
+            if len(legal) > 1 and legal[0] >= DISCARD_BASE:
+                out.append((g, seat))
+                break
+            g.apply_id(legal[0] if len(legal) == 1 else hard.act(g.view(seat), legal))
+        if len(out) == count:
+            break
+    return out
+
+
+def test_its_discards_are_searched_only_when_asked() -> None:
+    positions = _discard_decisions(3)
+    assert len(positions) == 3
+    for k, (game, seat) in enumerate(positions):
+        legal = game.legal_ids()
+        searched = _Spy(seed=k, iterations=10, search_discards=True)
+        left = _Spy(seed=k, iterations=10)
+        for bot in (searched, left):
+            bot.truth = game
+            assert bot.act(game.view(seat), legal) in legal
+        assert len(searched.decks) == 10  # a search at the discard, from worlds of its own
+        assert all(d != tuple(game.deck) for d in searched.decks)
+        assert left.decks == []  # the network's discard, no search
+        assert left.act(game.view(seat), legal) == make_bot("hard", seed=0).act(game.view(seat), legal)
+
+
+def test_a_searched_discard_is_a_decision_node_of_the_tree() -> None:
+    game, seat = _decisions(1)[0]
+    legal = game.legal_ids()
+    found = {}
+    for flag in (False, True):
+        bot = BR.HandsBestResponse(seed=2, iterations=1, search_discards=flag)
+        bot.truth = game
+        discards = 0
+        # play whole worlds through _advance: with the flag, the searcher's own discards stop it
+        for i in range(30):
+            world = bot._world(game.view(seat))
+            world.apply_id(legal[i % len(legal)], check=False)
+            while (nxt := bot._advance(world, seat)) is not None:
+                if nxt[0] >= DISCARD_BASE:
+                    discards += 1
+                world.apply_id(nxt[0], check=False)
+        found[flag] = discards
+    assert found[False] == 0 and found[True] > 0
