@@ -18,17 +18,16 @@ sees, and only the deck's order (and random steals) stay random.
 * between its decisions the opponents play their own bot (``opponent``, the same bot and
   weights as in the game), its forced moves are made and its discards are its rollout
   policy's (with ``search_discards`` its discards are decisions too, one card at a time,
-  as the engine asks for them); selection is PUCT on its own result only (one agent, the rest is chance), its
-  prior the rollout policy's network's;
+  as the engine asks for them); selection is PUCT on its own result only (one agent, the
+  rest is chance), its prior the rollout policy's network's;
 * below the tree, a rollout plays the game to its end: the opponents their bot, the
   searcher its ``rollout`` policy (default ``hard``'s network); the result is 1 for a win,
   0 for a loss, a share for a draw (no estimate of an unfinished game);
 * the move is the most visited root child.
 
 With the budget raised it converges to the best response a hands-seeing player has
-(restricted to discards by the rollout policy unless ``search_discards``, and to decisions
-by what it sees at them,
-not by how the game came there: restrictions that can only lower its score), so its score
+(restricted to discards by the rollout policy unless ``search_discards``, and to
+decisions by what it sees at them, not by how the game came there: restrictions that can only lower its score), so its score
 against the opponent, once more budget stops helping, bounds what an honest bot scores
 against that opponent. With ``deck_seen`` it sees the deck's order too (the control:
 what the same search makes of every card). It lives in the benchmarks only and is never
@@ -102,7 +101,7 @@ class _OpponentSearch(Bot):
     def act(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        if legal[0] >= DISCARD_BASE and not self.search_discards:  # discards: the rollout policy's
+        if self._left_to_policy(legal):
             return self.policy.act(view, legal)
         assert view.seat is not None
         me = view.seat
@@ -114,6 +113,11 @@ class _OpponentSearch(Bot):
         finally:
             gc.enable()
         return ISMCTSBot._best(root, legal)  # type: ignore[arg-type]  # the most visited, as ismcts
+
+    def _left_to_policy(self, legal: Sequence[int]) -> bool:
+        """Whether a decision of its own among ``legal`` is its rollout policy's, not
+        searched: a discard, unless ``search_discards``."""
+        return legal[0] >= DISCARD_BASE and not self.search_discards
 
     def _world(self, view: View) -> Game:
         """The game one iteration plays, for a decision at ``view``."""
@@ -132,8 +136,7 @@ class _OpponentSearch(Bot):
             legal = world.legal_ids()
             if len(legal) == 1:
                 world.apply_id(legal[0], check=False)
-            elif p != me or (legal[0] >= DISCARD_BASE and not self.search_discards):
-                # the opponent's move, or a discard of its own left to its rollout policy
+            elif p != me or self._left_to_policy(legal):  # the opponent's move, or its own discard
                 self._play(world, p, me, legal)
             else:
                 return legal

@@ -15,24 +15,26 @@ from conftest import ROOT, load_script
 BR = load_script(ROOT / "benchmarks" / "best_response.py")
 
 
-def _decisions(count: int) -> list[tuple[Game, int]]:
-    """Mid-game 2-player positions where the seat to move has a real (non-discard) choice."""
+def _decisions(count: int, *, discard: bool = False) -> list[tuple[Game, int]]:
+    """2-player positions (one a game, from seed 8100 on) where the seat to move has a real
+    choice: mid-game among moves, or (``discard``, from seed 8300 on) among discards."""
     hard = make_bot("hard", seed=0)
-    out = []
-    for i in range(count):
-        g = Game(2, seed=8100 + i)
-        rng = random.Random(i)
-        stop = rng.randrange(6, 40)
+    out: list[tuple[Game, int]] = []
+    for i in range(200 if discard else count):
+        g = Game(2, seed=(8300 if discard else 8100) + i)
+        stop = 0 if discard else random.Random(i).randrange(6, 40)
         steps = 0
         while not g.over:
             legal = g.legal_ids()
             seat = g.to_move
             assert seat is not None
-            if steps >= stop and len(legal) > 1 and legal[0] < DISCARD_BASE:
+            if steps >= stop and len(legal) > 1 and (legal[0] >= DISCARD_BASE) == discard:
                 out.append((g, seat))
                 break
             g.apply_id(legal[0] if len(legal) == 1 else hard.act(g.view(seat), legal))
             steps += 1
+        if len(out) == count:
+            break
     return out
 
 
@@ -124,27 +126,8 @@ def test_the_view_search_keys_a_decision_by_the_seats_view_only() -> None:
     assert len({hands._key(w, seat, legal) for w in worlds}) > 1
 
 
-def _discard_decisions(count: int) -> list[tuple[Game, int]]:
-    """2-player positions where the seat to move chooses a discard among several suits."""
-    hard = make_bot("hard", seed=0)
-    out = []
-    for i in range(200):
-        g = Game(2, seed=8300 + i)
-        while not g.over:
-            legal = g.legal_ids()
-            seat = g.to_move
-            assert seat is not None
-            if len(legal) > 1 and legal[0] >= DISCARD_BASE:
-                out.append((g, seat))
-                break
-            g.apply_id(legal[0] if len(legal) == 1 else hard.act(g.view(seat), legal))
-        if len(out) == count:
-            break
-    return out
-
-
 def test_its_discards_are_searched_only_when_asked() -> None:
-    positions = _discard_decisions(3)
+    positions = _decisions(3, discard=True)
     assert len(positions) == 3
     for k, (game, seat) in enumerate(positions):
         legal = game.legal_ids()

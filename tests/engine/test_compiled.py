@@ -8,14 +8,17 @@ source is never shadowed by stale compiled modules.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 import civlite.engine as engine
 from civlite.engine import _compiled
@@ -155,9 +158,6 @@ def test_the_build_requires_every_package_the_compiled_modules_import() -> None:
     """mypyc type-checks the compiled modules in pip's isolated build environment: a
     third-party package they import that the build does not require fails the install
     of a clean clone (a checkout with an old ``build/`` cache hides it)."""
-    import ast
-    import tomllib
-
     root = Path(_compiled.__file__).parents[1]
     imported: set[str] = set()
     for m in _compiled.MODULES:
@@ -168,8 +168,7 @@ def test_the_build_requires_every_package_the_compiled_modules_import() -> None:
                 imported.add(node.module.split(".")[0])
     third_party = {n for n in imported if n not in sys.stdlib_module_names and n != "civlite"}
     pyproject = tomllib.loads((root.parents[1] / "pyproject.toml").read_text())
-    required = {r.split(">")[0].split("=")[0].split("<")[0].strip().replace("-", "_")
-                for r in pyproject["build-system"]["requires"]}
+    required = {Requirement(r).name.replace("-", "_") for r in pyproject["build-system"]["requires"]}
     # mypy brings these two itself (its own dependencies)
     missing = third_party - required - {"mypy_extensions", "librt"}
     assert not missing, f"add {sorted(missing)} to [build-system] requires in pyproject.toml"
