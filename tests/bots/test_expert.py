@@ -9,7 +9,9 @@ import random
 import subprocess
 import sys
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +42,8 @@ ALL_BOTS = ("random", "heuristic", "ismcts:iterations=40", "policy", "expert", "
             "champion:iterations=40", "champion:iterations=40,rollout=4", "champion:iterations=40,rollout=8,mix=1",
             "champion:iterations=40,discards=heuristic", f"champion:iterations=40,prior={POLICY_WEIGHTS}",
             "champion:iterations=40,search=network", "champion:iterations=40,search=rollouts",
-            "champion:iterations=40,endgame=20", "champion:iterations=40,endgame=0")
+            "champion:iterations=40,endgame=20", "champion:iterations=40,endgame=0",
+            "champion:iterations=40,discards=search")
 
 
 def advance(game: Game, steps: int, seed: int) -> None:
@@ -214,7 +217,7 @@ def test_expert_plays_legal_moves_over_thousands_of_games() -> None:
     ("champion:rollout=-1", "rollout must be a whole number of steps from 0 to 200"),
     ("champion:rollout=2.5", "rollout must be a whole number of steps from 0 to 200"),
     ("champion:mix=1.5", "mix must be a number from 0 to 1"),
-    ("champion:discards=random", "discards must be 'network' or 'heuristic', got 'random'"),
+    ("champion:discards=random", "discards must be one of network, heuristic, search, got 'random'"),
     ("champion:prior=/nonexistent/p.npz", "policy weights not found: /nonexistent/p.npz"),
     ("champion:search=best", "search must be one of auto, network, rollouts, hybrid, got 'best'"),
 ])
@@ -685,3 +688,41 @@ def test_champion_discards_with_the_network_in_the_hybrid_search() -> None:
         assert hybrid.act(view, legal) == make_bot("expert").act(view, legal)
         found += 1
     assert found >= 3
+
+
+def test_champion_searches_its_own_discards_with_discards_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``discards=search``: a discard step is the search's root, one child per card it may
+    discard, each of them tried (the network's discard, near certain, is only half their
+    prior); without it, a discard is the network's and nothing is searched."""
+    import civlite.bots.champion as champion_module
+
+    tried: list[tuple[int, int]] = []  # (cards tried at the root, cards it may discard)
+    real = champion_module.most_visited
+
+    def most_visited(root: Any, legal: Sequence[int]) -> int:
+        tried.append((sum(1 for ch in root.children.values() if ch.visits), len(legal)))
+        assert set(root.children) <= set(legal)
+        return real(root, legal)
+
+    monkeypatch.setattr(champion_module, "most_visited", most_visited)
+    found = 0
+    for seed in range(60):
+        g = Game(2, seed=seed)
+        advance(g, 10 + seed, seed)
+        if g.over or g.to_move is None:
+            continue
+        legal = g.legal_ids()
+        if legal[0] < DISCARD_BASE or len(legal) < 2:
+            continue
+        view = g.view(g.to_move)
+        searched = ChampionBot(seed=1, iterations=200, discards="search")
+        move = searched.act(view, legal)
+        assert move in legal and searched.last_iterations == 200
+        assert tried[-1] == (len(legal), len(legal))  # every card it may discard was tried
+        before = len(tried)
+        network = ChampionBot(seed=1, iterations=200)
+        assert network.act(view, legal) == make_bot("expert").act(view, legal)  # the network's discard
+        assert len(tried) == before  # ... and no search
+        found += 1
+    assert found >= 3
+    assert make_bot("champion:discards=search").spec == "champion:discards=search"

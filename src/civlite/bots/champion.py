@@ -26,7 +26,12 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
   from that network at its table size: one marked ``"value": "table"`` reads the dealt world
   with every hand in view (:func:`civlite.bots.features.encode_table`), any other the
   mover's view.
-* the move is the most visited root child. Step-by-step discards are left to the network.
+* the move is the most visited root child. Step-by-step discards are left to the network
+  (``discards=network``, the default), to the heuristic's scorer (``discards=heuristic``,
+  in the tree as well), or, with ``discards=search``, the seat's own discard steps are
+  searched too: each step is a root whose children are the cards it may discard (their
+  prior half the network's discard scores, half even), the rest of the discard and every discard below
+  the root the network's.
 
 ``search`` picks the search by table size: ``network`` (the search above at every size),
 ``rollouts`` (``ismcts``'s search at every size: heuristic rollouts, the heuristic's progressive
@@ -69,6 +74,8 @@ MAX_SECONDS = 60.0
 #: table sizes at which ``search=auto`` plays ``ismcts``'s rollout search instead of the network's
 ROLLOUT_TABLES = frozenset(range(3, 9))
 SEARCHES = ("auto", "network", "rollouts", "hybrid")
+#: who chooses the seat's discards: the network, the heuristic's scorer, or the search
+DISCARDS = ("network", "heuristic", "search")
 #: ``endgame``'s default: the CT from victory at which the rollout search takes over (0: never).
 #: From 10 CT out it chose better than the network's search against ``heuristic`` and no worse
 #: against the network alone (benchmarks/results/endgame-search)
@@ -117,8 +124,8 @@ class ChampionBot(Bot):
             raise ValueError(f"rollout must be a whole number of steps from 0 to 200, got {rollout!r}")
         if not isinstance(mix, (int, float)) or not 0 <= mix <= 1:
             raise ValueError(f"mix must be a number from 0 to 1, got {mix!r}")
-        if discards not in ("network", "heuristic"):
-            raise ValueError(f"discards must be 'network' or 'heuristic', got {discards!r}")
+        if discards not in DISCARDS:
+            raise ValueError(f"discards must be one of {', '.join(DISCARDS)}, got {discards!r}")
         self.discards = discards
         if search not in SEARCHES:
             raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {search!r}")
@@ -138,6 +145,7 @@ class ChampionBot(Bot):
         self._rollout_search.rng = self.rng
         self._ev: Evaluator | None = None
         self._tree_ev: Evaluator | None = None  # the discards' scorer inside the tree (discards=heuristic)
+        self._root_discard = False  # whether the search's root is a discard step it branches on
         self.weights = str(weights) if weights else str(WEIGHTS)
         self.tables = check_tables(tables)
         self.base_net: ExpertNet = load_net(self.weights)
@@ -222,7 +230,7 @@ class ChampionBot(Bot):
         if self.plays_rollouts(view.num_players):
             return self._rollouts(view, legal)
         if legal[0] >= DISCARD_BASE:
-            return self._best(view, legal)
+            return self.search(view, legal) if self.discards == "search" else self._best(view, legal)
         if self.plays_hybrid(view.num_players) or self.in_endgame(view):
             return self._rollouts(view, legal)
         return self.search(view, legal)
@@ -240,6 +248,7 @@ class ChampionBot(Bot):
         self._ev = evaluator(view.rules, view.num_players) if self.rollout else None
         self._tree_ev = evaluator(view.rules, view.num_players) if self.discards == "heuristic" else None
         root = _Node(view.seat)  # scored by the first iteration, from the first world's view
+        self._root_discard = legal[0] >= DISCARD_BASE  # a discard step searched (discards=search)
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
         limit = self.iterations
         done = 0
@@ -278,6 +287,7 @@ class ChampionBot(Bot):
         self._ev = evaluator(view.rules, view.num_players) if self.rollout else None
         self._tree_ev = evaluator(view.rules, view.num_players) if self.discards == "heuristic" else None
         roots = [_Node(seat) for _ in options]
+        self._root_discard = False
         totals = [0.0] * len(options)
         visits = [0] * len(options)
         k = len(options)
@@ -357,7 +367,8 @@ class ChampionBot(Bot):
             if len(legal) == 1:  # forced steps do not branch the tree
                 world.apply_id(legal[0], check=False)
                 continue
-            if legal[0] >= DISCARD_BASE:
+            if legal[0] >= DISCARD_BASE and (path or node is not root or not self._root_discard):
+                # a discard below the root (the root's own discard step, searched, branches)
                 if self._tree_ev is not None:  # the hand-written discard: no network call
                     discard_on_game(world, legal, self._tree_ev)
                     continue
@@ -376,6 +387,11 @@ class ChampionBot(Bot):
             prior = node.prior
             if prior is None:
                 v = self._score(node, world, legal)
+                if node is root and self._root_discard:  # the network's discard is near certain:
+                    # half its prior spread evenly, so that every card is tried
+                    k = len(legal)
+                    assert node.prior is not None
+                    node.prior = {a: 0.5 * q + 0.5 / k for a, q in node.prior.items()}
                 if node is not root:  # a new leaf: the network's value
                     n = world.n
                     value = [(1.0 - v) / (n - 1)] * n
