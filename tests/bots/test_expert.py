@@ -672,18 +672,25 @@ def test_champion_hands_the_end_of_a_game_to_the_rollout_search() -> None:
             make_bot(f"champion:endgame={bad}")
 
 
-def test_champion_discards_with_the_network_in_the_hybrid_search() -> None:
-    """At a discard, ``search=hybrid`` plays the network's choice, not ``ismcts``'s rule."""
-    found = 0
-    for seed in range(40):
+def _discard_choices(games: int) -> list[tuple[View, list[int]]]:
+    """The 2-player positions of seeds 0 to ``games - 1`` (each ``advance``d ``10 + seed``
+    steps) where the seat to move chooses among several discards: its view and choices."""
+    out = []
+    for seed in range(games):
         g = Game(2, seed=seed)
         advance(g, 10 + seed, seed)
         if g.over or g.to_move is None:
             continue
         legal = g.legal_ids()
-        if legal[0] < DISCARD_BASE or len(legal) < 2:
-            continue
-        view = g.view(g.to_move)
+        if legal[0] >= DISCARD_BASE and len(legal) >= 2:
+            out.append((g.view(g.to_move), legal))
+    return out
+
+
+def test_champion_discards_with_the_network_in_the_hybrid_search() -> None:
+    """At a discard, ``search=hybrid`` plays the network's choice, not ``ismcts``'s rule."""
+    found = 0
+    for view, legal in _discard_choices(40):
         hybrid = ChampionBot(seed=1, iterations=30, search="hybrid")
         assert hybrid.act(view, legal) == make_bot("expert").act(view, legal)
         found += 1
@@ -706,15 +713,7 @@ def test_champion_searches_its_own_discards_with_discards_search(monkeypatch: py
 
     monkeypatch.setattr(champion_module, "most_visited", most_visited)
     found = 0
-    for seed in range(60):
-        g = Game(2, seed=seed)
-        advance(g, 10 + seed, seed)
-        if g.over or g.to_move is None:
-            continue
-        legal = g.legal_ids()
-        if legal[0] < DISCARD_BASE or len(legal) < 2:
-            continue
-        view = g.view(g.to_move)
+    for view, legal in _discard_choices(60):
         searched = ChampionBot(seed=1, iterations=200, discards="search")
         move = searched.act(view, legal)
         assert move in legal and searched.last_iterations == 200

@@ -30,8 +30,8 @@ Like ``ismcts`` (single-observer ISMCTS, one tree shared by all worlds), but wit
   (``discards=network``, the default), to the heuristic's scorer (``discards=heuristic``,
   in the tree as well), or, with ``discards=search``, the seat's own discard steps are
   searched too: each step is a root whose children are the cards it may discard (their
-  prior half the network's discard scores, half even), the rest of the discard and every discard below
-  the root the network's.
+  prior half the network's discard scores, half even), the rest of the discard and every
+  discard below the root the network's.
 
 ``search`` picks the search by table size: ``network`` (the search above at every size),
 ``rollouts`` (``ismcts``'s search at every size: heuristic rollouts, the heuristic's progressive
@@ -367,7 +367,7 @@ class ChampionBot(Bot):
             if len(legal) == 1:  # forced steps do not branch the tree
                 world.apply_id(legal[0], check=False)
                 continue
-            if legal[0] >= DISCARD_BASE and (path or node is not root or not self._root_discard):
+            if legal[0] >= DISCARD_BASE and (path or not self._root_discard):
                 # a discard below the root (the root's own discard step, searched, branches)
                 if self._tree_ev is not None:  # the hand-written discard: no network call
                     discard_on_game(world, legal, self._tree_ev)
