@@ -30,8 +30,8 @@ With the budget raised it converges to the best response a hands-seeing player h
 decisions by what it sees at them, not by how the game came there: restrictions that can
 only lower its score), so its score against the opponent, once more budget stops
 helping, bounds what an honest bot scores against that opponent. With ``deck_seen`` it
-sees the deck's order too (the control: what the same search makes of every card). It lives in the benchmarks only and is never
-offered to players.
+sees the deck's order too (the control: what the same search makes of every card). It
+lives in the benchmarks only and is never offered to players.
 
 :class:`ViewBestResponse` is its honest counterpart: the same search from the seat's view
 alone (each iteration deals the cards the seat cannot see at random, consistent with its
